@@ -1,0 +1,22 @@
+# Sprocket: every target sets up what it needs (Debian packages, Kokkos / Kokkos Kernels 3.4.01
+# from Debian's trilinos source, the CMake build) and then does its job. See README.md.
+.PHONY: demo test bench build cuda-check cuda-compile-check deps deps-cuda clean
+
+demo:                ## build and run the demo
+	@bash cmake/sprocket-build.sh host demo
+test:                ## build everything and run the unit tests (ctest)
+	@bash cmake/sprocket-build.sh host test
+bench:               ## build the benchmarks into build/host/bin
+	@bash cmake/sprocket-build.sh host bench
+build:               ## build everything (host)
+	@bash cmake/sprocket-build.sh host build
+cuda-check:          ## CUDA configuration: compile everything (needs nvcc, not a GPU)
+	@bash cmake/sprocket-build.sh cuda build
+cuda-compile-check:  ## CUDA configuration: library, tools and one test per kernel (CI)
+	@bash cmake/sprocket-build.sh cuda cuda-subset
+deps:                ## only build Kokkos + Kokkos Kernels (host)
+	@bash cmake/install-packages.sh && bash cmake/sprocket-deps.sh host
+deps-cuda:
+	@bash cmake/install-packages.sh && bash cmake/sprocket-deps.sh cuda
+clean:
+	rm -rf build

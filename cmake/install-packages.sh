@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Sprocket needs, when missing. As root it runs apt-get; otherwise it
+# prints the apt command to run and fails.
+set -euo pipefail
+PACKAGES=(cmake g++ make patch ca-certificates dpkg-dev libgtest-dev libgmock-dev libbenchmark-dev
+          liblapack-dev zlib1g-dev "$@")
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+if [[ $(id -u) -eq 0 ]]; then
+  echo "sprocket: installing Debian packages: ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >&2
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+  echo "sprocket: installing Debian packages with sudo: ${missing[*]}" >&2
+  sudo apt-get update -qq >&2
+  sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+else
+  echo "sprocket: missing Debian packages: ${missing[*]}" >&2
+  echo "sprocket: run as root:  apt-get update && apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# One entry point behind the Makefile: packages -> Kokkos deps -> configure -> build -> run.
+#
+#   cmake/sprocket-build.sh <host|cuda> <action>
+#     test           build everything, run ctest (output on failure)
+#     demo           build and run the demo program
+#     bench          build the benchmarks
+#     build          build everything (no run)
+#     cuda-subset    CUDA configuration, library + tools + one test per kernel (compile only)
+#
+# Build trees: build/<config>/ (executables in build/<config>/bin/). Environment:
+#   SPROCKET_DEPS_DIR    dependency cache (default ~/.cache/sprocket)
+#   KOKKOS_PREFIX        use an existing Kokkos + Kokkos Kernels install instead of building one
+#   SPROCKET_JOBS        parallel build jobs (default nproc)
+set -euo pipefail
+CONFIG="${1:?usage: sprocket-build.sh <host|cuda> <action>}"
+ACTION="${2:?usage: sprocket-build.sh <host|cuda> <action>}"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+JOBS="${SPROCKET_JOBS:-$(nproc)}"
+say() { echo "sprocket: $*" >&2; }
+
+bash "$ROOT/cmake/install-packages.sh"
+
+if [[ -n "${KOKKOS_PREFIX:-}" ]]; then
+  PREFIX="$KOKKOS_PREFIX"
+  say "using Kokkos install at $PREFIX"
+else
+  PREFIX="$(bash "$ROOT/cmake/sprocket-deps.sh" "$CONFIG" | tail -1)"
+fi
+
+BUILD="$ROOT/build/$CONFIG"
+cmake_args=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=$PREFIX")
+if [[ "$CONFIG" == cuda ]]; then
+  NVCC="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"
+  [[ -x "$NVCC" ]] || { say "nvcc not found: the CUDA configuration needs the CUDA toolkit"; exit 1; }
+  export PATH="$(dirname "$NVCC"):$PATH"
+  cmake_args+=("-DCMAKE_CXX_COMPILER=$PREFIX/bin/nvcc_wrapper" -DSPROCKET_ENABLE_CUDA=ON)
+  if [[ "$ACTION" == cuda-subset ]]; then
+    cmake_args+=(-DSPROCKET_CUDA_TEST_SUBSET=ON)
+  else
+    cmake_args+=(-DSPROCKET_CUDA_TEST_SUBSET=OFF)
+  fi
+fi
+mkdir -p "$ROOT/build"
+say "configuring $BUILD"
+cmake -S "$ROOT" -B "$BUILD" "${cmake_args[@]}" >"$ROOT/build/.configure-$CONFIG.log" 2>&1 ||
+  { cat "$ROOT/build/.configure-$CONFIG.log" >&2; say "configure failed"; exit 1; }
+
+build() { say "building ${*:-all} with $JOBS jobs"; cmake --build "$BUILD" -j "$JOBS" ${@:+--target "$@"}; }
+
+case "$ACTION" in
+  test)
+    build
+    cd "$BUILD" && ctest --output-on-failure -j "$JOBS" ;;
+  demo)
+    build sprocket-demo
+    matrix="$ROOT/../shared/matrices/bcsstk16.mtx.gz"
+    [[ -f "$matrix" ]] || matrix="gen:poisson3d:n=40"
+    "$BUILD/bin/sprocket-demo" "$matrix" ;;
+  bench)
+    build sprocket-benchmarks ;;
+  build|cuda-subset)
+    build ;;
+  *) say "unknown action $ACTION"; exit 2 ;;
+esac

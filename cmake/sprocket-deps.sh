@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# Builds Kokkos 3.4.01 and Kokkos Kernels 3.4.01 from Debian bookworm's trilinos 13.2.0 source
+# package into a prefix keyed by configuration, and prints nothing but progress on stderr and the
+# prefix on the last line of stdout.
+#
+#   cmake/sprocket-deps.sh host    # OpenMP + Serial
+#   cmake/sprocket-deps.sh cuda    # OpenMP + CUDA (AMPERE80 for Kokkos; our kernels add sm_90)
+#
+# Cache: ${SPROCKET_DEPS_DIR:-~/.cache/sprocket}. A prefix is complete when its stamp file exists;
+# a prefix without a stamp (interrupted build) is wiped and rebuilt. Options:
+#   SPROCKET_KK_ETI=ON      build Kokkos Kernels' explicit instantiations (default OFF)
+#   SPROCKET_DEPS_JOBS=N    parallel build jobs (default: nproc)
+set -euo pipefail
+
+CONFIG="${1:-host}"
+case "$CONFIG" in
+  host|cuda) ;;
+  *) echo "sprocket-deps: unknown configuration '$CONFIG' (expected host or cuda)" >&2; exit 2 ;;
+esac
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+DEPS_DIR="${SPROCKET_DEPS_DIR:-$HOME/.cache/sprocket}"
+JOBS="${SPROCKET_DEPS_JOBS:-$(nproc)}"
+KK_ETI="${SPROCKET_KK_ETI:-OFF}"
+TRILINOS_VERSION="13.2.0-4"
+ORIG_TARBALL="trilinos_13.2.0.orig.tar.gz"
+ORIG_SHA256="0ddb47784ba7b8a6b9a07a4822b33be508feb4ccd54301b2a5d10c9e54524b90"
+
+say() { echo "sprocket-deps: $*" >&2; }
+die() { echo "sprocket-deps: error: $*" >&2; exit 1; }
+
+# The patch set is part of the key so that changing a patch rebuilds the prefix.
+PATCH_HASH="$(shopt -s nullglob; for f in "$HERE"/patches/*.patch; do cat "$f"; done | sha256sum | cut -c1-8)"
+PREFIX="$DEPS_DIR/install/kokkos-3.4.01-$CONFIG-eti$KK_ETI-$PATCH_HASH"
+STAMP="$PREFIX/.sprocket-complete"
+
+if [[ -f "$STAMP" ]]; then
+  say "reusing complete prefix $PREFIX"
+  echo "$PREFIX"
+  exit 0
+fi
+
+mkdir -p "$DEPS_DIR/src"
+SRC_CACHE="$DEPS_DIR/src"
+
+as_root() {
+  if [[ $(id -u) -eq 0 ]]; then "$@"
+  elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo "$@"
+  else die "need root for: $*"; fi
+}
+
+# ---- 1. the source tarball ---------------------------------------------------------------------
+fetch_source() {
+  if [[ -f "$SRC_CACHE/$ORIG_TARBALL" ]] &&
+     echo "$ORIG_SHA256  $SRC_CACHE/$ORIG_TARBALL" | sha256sum -c --status; then
+    say "source tarball already cached"
+    return
+  fi
+  command -v apt-get >/dev/null || die "apt-get not found: put $ORIG_TARBALL into $SRC_CACHE by hand"
+  command -v dpkg-source >/dev/null || as_root apt-get install -y -qq dpkg-dev >&2
+  # apt-get source needs a deb-src line for bookworm main; add one of our own if it has none.
+  if ! (cd "$SRC_CACHE" && apt-get source --print-uris "trilinos=$TRILINOS_VERSION" >/dev/null 2>&1); then
+    say "adding a deb-src entry for bookworm main (/etc/apt/sources.list.d/sprocket-deb-src.sources)"
+    as_root tee /etc/apt/sources.list.d/sprocket-deb-src.sources >/dev/null <<'EOF'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+    as_root apt-get update -qq >&2
+  fi
+  say "downloading trilinos=$TRILINOS_VERSION source (about 166 MB) into $SRC_CACHE"
+  rm -f "$SRC_CACHE/$ORIG_TARBALL"
+  (cd "$SRC_CACHE" && apt-get source --download-only "trilinos=$TRILINOS_VERSION" >&2) ||
+    die "apt-get source trilinos=$TRILINOS_VERSION failed"
+  echo "$ORIG_SHA256  $SRC_CACHE/$ORIG_TARBALL" | sha256sum -c --status ||
+    { mv "$SRC_CACHE/$ORIG_TARBALL" "$SRC_CACHE/$ORIG_TARBALL.bad";
+      die "sha256 of $ORIG_TARBALL does not match $ORIG_SHA256 (kept as .bad)"; }
+}
+
+# ---- 2. extract only kokkos + kokkos-kernels, patch ---------------------------------------------
+# SPROCKET_KOKKOS_SRC may point at an already extracted and patched tree (used on the GPU machine,
+# which cannot download); it must contain packages/kokkos and packages/kokkos-kernels.
+prepare_tree() {
+  local tree="$DEPS_DIR/tree-$PATCH_HASH"
+  if [[ -n "${SPROCKET_KOKKOS_SRC:-}" ]]; then
+    [[ -d "$SPROCKET_KOKKOS_SRC/packages/kokkos" ]] || die "SPROCKET_KOKKOS_SRC has no packages/kokkos"
+    TREE="$SPROCKET_KOKKOS_SRC"; return
+  fi
+  if [[ -f "$tree/.patched" ]]; then TREE="$tree"; return; fi
+  fetch_source
+  say "extracting packages/kokkos and packages/kokkos-kernels"
+  rm -rf "$tree" && mkdir -p "$tree"
+  tar -xzf "$SRC_CACHE/$ORIG_TARBALL" -C "$tree" --strip-components=1 --wildcards \
+    '*/packages/kokkos/*' '*/packages/kokkos-kernels/*'
+  [[ -d "$tree/packages/kokkos" && -d "$tree/packages/kokkos-kernels" ]] ||
+    die "tarball did not contain packages/kokkos and packages/kokkos-kernels"
+  for p in "$HERE"/patches/*.patch; do
+    [[ -e "$p" ]] || continue
+    say "applying $(basename "$p")"
+    patch -d "$tree" -p1 --forward --quiet < "$p" || die "patch $(basename "$p") does not apply"
+  done
+  touch "$tree/.patched"
+  TREE="$tree"
+}
+
+# ---- 3. build and install ------------------------------------------------------------------------
+build() {
+  local build_dir="$DEPS_DIR/build/$CONFIG-$KK_ETI-$PATCH_HASH"
+  rm -rf "$PREFIX" "$build_dir"
+  mkdir -p "$build_dir/kokkos" "$build_dir/kk"
+  local kokkos_opts=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$PREFIX"
+    -DCMAKE_CXX_STANDARD=17 -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON
+    -DBUILD_SHARED_LIBS=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON)
+  if [[ "$CONFIG" == cuda ]]; then
+    local nvcc_bin
+    nvcc_bin="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"
+    [[ -x "$nvcc_bin" ]] || die "CUDA configuration asked for but nvcc not found"
+    export CUDA_ROOT="$(dirname "$(dirname "$nvcc_bin")")"
+    export PATH="$CUDA_ROOT/bin:$PATH"
+    kokkos_opts+=(-DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON
+      -DKokkos_ARCH_AMPERE80=ON -DKokkos_ENABLE_CUDA_CONSTEXPR=ON
+      -DCMAKE_CXX_COMPILER="$TREE/packages/kokkos/bin/nvcc_wrapper")
+  fi
+  say "configuring Kokkos ($CONFIG)"
+  cmake -S "$TREE/packages/kokkos" -B "$build_dir/kokkos" "${kokkos_opts[@]}" >"$build_dir/kokkos.log" 2>&1 ||
+    { tail -30 "$build_dir/kokkos.log" >&2; die "Kokkos configure failed (log: $build_dir/kokkos.log)"; }
+  say "building Kokkos with $JOBS jobs"
+  cmake --build "$build_dir/kokkos" -j "$JOBS" --target install >>"$build_dir/kokkos.log" 2>&1 ||
+    { tail -30 "$build_dir/kokkos.log" >&2; die "Kokkos build failed (log: $build_dir/kokkos.log)"; }
+
+  local kk_opts=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$PREFIX"
+    -DKokkos_ROOT="$PREFIX" -DCMAKE_CXX_STANDARD=17 -DBUILD_SHARED_LIBS=OFF
+    -DCMAKE_POSITION_INDEPENDENT_CODE=ON
+    -DKokkosKernels_ENABLE_TPL_CUSPARSE=OFF -DKokkosKernels_ENABLE_TPL_CUBLAS=OFF
+    -DKokkosKernels_ENABLE_TPL_BLAS=OFF -DKokkosKernels_ENABLE_TPL_LAPACK=OFF
+    -DKokkosKernels_ENABLE_TESTS=OFF -DKokkosKernels_ENABLE_EXAMPLES=OFF
+    -DKokkosKernels_ENABLE_PERFTESTS=OFF)
+  if [[ "$KK_ETI" == ON ]]; then
+    kk_opts+=(-DKokkosKernels_INST_DOUBLE=ON -DKokkosKernels_INST_FLOAT=ON
+      -DKokkosKernels_INST_ORDINAL_INT=ON -DKokkosKernels_INST_OFFSET_INT=ON
+      -DKokkosKernels_INST_OFFSET_SIZE_T=ON)
+  else
+    kk_opts+=(-DKokkosKernels_INST_DOUBLE=OFF -DKokkosKernels_INST_FLOAT=OFF
+      -DKokkosKernels_INST_COMPLEX_DOUBLE=OFF -DKokkosKernels_INST_COMPLEX_FLOAT=OFF
+      -DKokkosKernels_INST_ORDINAL_INT=OFF -DKokkosKernels_INST_ORDINAL_INT64_T=OFF
+      -DKokkosKernels_INST_OFFSET_INT=OFF -DKokkosKernels_INST_OFFSET_SIZE_T=OFF
+      -DKokkosKernels_INST_LAYOUTLEFT=OFF -DKokkosKernels_INST_LAYOUTRIGHT=OFF
+      -DKokkosKernels_INST_EXECSPACE_OPENMP=OFF -DKokkosKernels_INST_EXECSPACE_SERIAL=OFF
+      -DKokkosKernels_INST_EXECSPACE_CUDA=OFF -DKokkosKernels_INST_MEMSPACE_HOSTSPACE=OFF
+      -DKokkosKernels_INST_MEMSPACE_CUDASPACE=OFF -DKokkosKernels_INST_MEMSPACE_CUDAUVMSPACE=OFF)
+  fi
+  if [[ "$CONFIG" == cuda ]]; then
+    kk_opts+=(-DCMAKE_CXX_COMPILER="$PREFIX/bin/nvcc_wrapper")
+  fi
+  say "configuring Kokkos Kernels ($CONFIG, ETI $KK_ETI)"
+  cmake -S "$TREE/packages/kokkos-kernels" -B "$build_dir/kk" "${kk_opts[@]}" >"$build_dir/kk.log" 2>&1 ||
+    { tail -30 "$build_dir/kk.log" >&2; die "Kokkos Kernels configure failed (log: $build_dir/kk.log)"; }
+  say "building Kokkos Kernels"
+  cmake --build "$build_dir/kk" -j "$JOBS" --target install >>"$build_dir/kk.log" 2>&1 ||
+    { tail -30 "$build_dir/kk.log" >&2; die "Kokkos Kernels build failed (log: $build_dir/kk.log)"; }
+  touch "$STAMP"
+  rm -rf "$build_dir"
+  say "installed into $PREFIX"
+}
+
+prepare_tree
+build
+echo "$PREFIX"

@@ -1,0 +1,196 @@
+#pragma once
+/// \file Sprocket_BsrMatrix.hpp
+/// Sprocket::BsrMatrix: block CSR with square b x b blocks, 1 <= b <= 32 (Kokkos Kernels 3.4 has
+/// no BSR type).
+///
+/// Storage, all Views on Device:
+///   row_map  (num_block_rows + 1) offsets into the block arrays;
+///   entries  block column of each stored block;
+///   values   num_blocks * b * b scalars, block by block; inside a block ROW-MAJOR:
+///            value (r, c) of block k is values(k*b*b + r*b + c).
+/// Row-major blocks let a thread (or a lane group) that owns one block row of a block read its
+/// b values contiguously while the matching b entries of x are one contiguous segment too; it is
+/// also cuSPARSE's CUSPARSE_DIRECTION_ROW layout, so the vendor baseline can share the arrays.
+///
+/// Scalar rows = num_block_rows * b, columns = num_block_cols * b: conversion from CSR requires
+/// the CSR dimensions to be multiples of b (it throws otherwise; detect_block_size only proposes
+/// divisors).
+
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "Sprocket_Crs.hpp"
+#include "Sprocket_Error.hpp"
+#include "Sprocket_HostMatrix.hpp"
+
+namespace Sprocket {
+
+inline constexpr int max_bsr_block_size = 32;
+
+template <class Scalar, class Ordinal, class Device,
+          class Offset = typename Kokkos::ViewTraits<Ordinal*, Device, void, void>::size_type>
+class BsrMatrix {
+ public:
+  using value_type = Scalar;
+  using ordinal_type = Ordinal;
+  using size_type = Offset;
+  using device_type = Device;
+  using execution_space = typename Device::execution_space;
+  using memory_space = typename Device::memory_space;
+  using row_map_type = Kokkos::View<Offset*, Device>;
+  using entries_type = Kokkos::View<Ordinal*, Device>;
+  using values_type = Kokkos::View<Scalar*, Device>;
+
+  row_map_type row_map;
+  entries_type entries;
+  values_type values;
+
+  BsrMatrix() = default;
+
+  /// Wraps existing arrays (no copy). Checks the array extents against the dimensions and b;
+  /// the contents (monotone row_map, columns in range) are checked by validate().
+  BsrMatrix(Ordinal num_block_rows, Ordinal num_block_cols, int block_size, row_map_type row_map_,
+            entries_type entries_, values_type values_)
+      : row_map(row_map_),
+        entries(entries_),
+        values(values_),
+        num_block_rows_(num_block_rows),
+        num_block_cols_(num_block_cols),
+        block_size_(block_size) {
+    SPROCKET_REQUIRE(block_size >= 1 && block_size <= max_bsr_block_size, "BsrMatrix: block size ",
+                     block_size, " outside [1, ", max_bsr_block_size, "]");
+    SPROCKET_REQUIRE(num_block_rows >= 0 && num_block_cols >= 0, "BsrMatrix: negative dimensions ",
+                     num_block_rows, " x ", num_block_cols, " blocks");
+    SPROCKET_REQUIRE(row_map.extent(0) == static_cast<size_t>(num_block_rows) + 1,
+                     "BsrMatrix: row_map has ", row_map.extent(0), " entries, expected ",
+                     num_block_rows + 1);
+    SPROCKET_REQUIRE(values.extent(0) == entries.extent(0) * block_size * block_size,
+                     "BsrMatrix: ", values.extent(0), " values for ", entries.extent(0),
+                     " blocks of ", block_size, "x", block_size);
+  }
+
+  int block_size() const { return block_size_; }
+  Ordinal num_block_rows() const { return num_block_rows_; }
+  Ordinal num_block_cols() const { return num_block_cols_; }
+  /// Scalar dimensions.
+  Ordinal numRows() const { return num_block_rows_ * block_size_; }
+  Ordinal numCols() const { return num_block_cols_ * block_size_; }
+  /// Stored blocks.
+  Offset num_blocks() const { return static_cast<Offset>(entries.extent(0)); }
+  /// Stored scalars, including explicit zeros inside blocks.
+  Offset nnz() const { return static_cast<Offset>(values.extent(0)); }
+
+ private:
+  Ordinal num_block_rows_ = 0;
+  Ordinal num_block_cols_ = 0;
+  int block_size_ = 1;
+};
+
+template <class T>
+struct is_bsr_matrix : std::false_type {};
+template <class S, class O, class D, class Z>
+struct is_bsr_matrix<BsrMatrix<S, O, D, Z>> : std::true_type {};
+template <class T>
+inline constexpr bool is_bsr_matrix_v = is_bsr_matrix<std::decay_t<T>>::value;
+
+/// What a CSR -> BSR conversion produced.
+struct BsrConversionInfo {
+  int block_size = 1;
+  int64_t num_blocks = 0;
+  int64_t csr_nnz = 0;     ///< entries of the CSR input
+  int64_t stored_nnz = 0;  ///< num_blocks * b * b: scalars stored after zero fill
+  /// stored_nnz / csr_nnz (>= 1; 1 means the blocks were already dense). 1 for an empty matrix.
+  double fill_ratio = 1;
+};
+
+/// Host-side conversions (the compiled core of the templated ones below).
+/// csr_to_host_bsr sums duplicate CSR entries into their block slot, fills missing positions of a
+/// stored block with zeros, sorts block columns, and throws InvalidArgument when the CSR
+/// dimensions are not multiples of b.
+HostBsr csr_to_host_bsr(const HostCsr& A, int block_size, BsrConversionInfo* info = nullptr);
+/// Every scalar of every stored block becomes a CSR entry (explicit zeros included), unless
+/// drop_zeros is set; columns sorted.
+HostCsr host_bsr_to_csr(const HostBsr& A, bool drop_zeros = false);
+
+/// Estimated bytes one SpMV moves for one candidate block size.
+struct BlockSizeEstimate {
+  int block_size = 1;
+  int64_t num_blocks = 0;
+  double fill_ratio = 1;
+  double bytes = 0;  ///< matrix arrays + x read once + y written once
+};
+
+/// Picks the block size (a common divisor of rows and columns, 1..max_block_size) whose BSR
+/// form moves the fewest bytes per SpMV, counting values (value_bytes each, zero fill included),
+/// block column indices (ordinal_bytes) and block row offsets (offset_bytes). b = 1 is plain CSR.
+/// All candidates considered are returned through `candidates` when given.
+int detect_block_size(const HostCsr& A, int max_block_size = 16, int value_bytes = 8,
+                      int ordinal_bytes = 4, int offset_bytes = 8,
+                      std::vector<BlockSizeEstimate>* candidates = nullptr);
+
+/// BsrMatrix <-> HostBsr copies.
+template <class BsrType>
+BsrType to_bsr(const HostBsr& host) {
+  static_assert(is_bsr_matrix_v<BsrType>, "to_bsr: BsrType must be a Sprocket::BsrMatrix");
+  using Scalar = typename BsrType::value_type;
+  using Ordinal = typename BsrType::ordinal_type;
+  using Offset = typename BsrType::size_type;
+  SPROCKET_REQUIRE(static_cast<uint64_t>(host.values.size()) <=
+                       static_cast<uint64_t>(std::numeric_limits<Offset>::max()),
+                   "to_bsr: ", host.values.size(), " stored values do not fit the offset type");
+  typename BsrType::row_map_type row_map(Kokkos::ViewAllocateWithoutInitializing("Sprocket::Bsr::row_map"),
+                                         host.num_block_rows + 1);
+  typename BsrType::entries_type entries(Kokkos::ViewAllocateWithoutInitializing("Sprocket::Bsr::entries"),
+                                         host.entries.size());
+  typename BsrType::values_type values(Kokkos::ViewAllocateWithoutInitializing("Sprocket::Bsr::values"),
+                                       host.values.size());
+  auto row_map_h = Kokkos::create_mirror_view(row_map);
+  auto entries_h = Kokkos::create_mirror_view(entries);
+  auto values_h = Kokkos::create_mirror_view(values);
+  for (int64_t i = 0; i <= host.num_block_rows; ++i) row_map_h(i) = static_cast<Offset>(host.row_map[i]);
+  for (size_t k = 0; k < host.entries.size(); ++k) entries_h(k) = static_cast<Ordinal>(host.entries[k]);
+  for (size_t k = 0; k < host.values.size(); ++k) values_h(k) = static_cast<Scalar>(host.values[k]);
+  Kokkos::deep_copy(row_map, row_map_h);
+  Kokkos::deep_copy(entries, entries_h);
+  Kokkos::deep_copy(values, values_h);
+  return BsrType(static_cast<Ordinal>(host.num_block_rows), static_cast<Ordinal>(host.num_block_cols),
+                 host.block_size, row_map, entries, values);
+}
+
+template <class BsrType>
+HostBsr to_host_bsr(const BsrType& A) {
+  static_assert(is_bsr_matrix_v<BsrType>, "to_host_bsr: argument must be a Sprocket::BsrMatrix");
+  HostBsr host;
+  host.block_size = A.block_size();
+  host.num_block_rows = A.num_block_rows();
+  host.num_block_cols = A.num_block_cols();
+  host.row_map.assign(host.num_block_rows + 1, 0);
+  if (A.row_map.extent(0) > 0) {
+    auto row_map_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.row_map);
+    for (int64_t i = 0; i <= host.num_block_rows; ++i) host.row_map[i] = static_cast<int64_t>(row_map_h(i));
+  }
+  auto entries_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.entries);
+  auto values_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.values);
+  host.entries.assign(entries_h.data(), entries_h.data() + entries_h.extent(0));
+  host.values.resize(values_h.extent(0));
+  for (size_t k = 0; k < values_h.extent(0); ++k) host.values[k] = static_cast<double>(values_h(k));
+  return host;
+}
+
+/// CSR (CrsMatrix) -> BsrMatrix with block size b, on the BSR type's device.
+template <class BsrType, class CrsType>
+BsrType csr_to_bsr(const CrsType& A, int block_size, BsrConversionInfo* info = nullptr) {
+  static_assert(is_crs_matrix_v<CrsType>, "csr_to_bsr: A must be a KokkosSparse::CrsMatrix");
+  return to_bsr<BsrType>(csr_to_host_bsr(to_host_csr(A), block_size, info));
+}
+
+/// BsrMatrix -> CSR (CrsMatrix), every stored block scalar becomes an entry unless drop_zeros.
+template <class CrsType, class BsrType>
+CrsType bsr_to_csr(const BsrType& A, bool drop_zeros = false) {
+  static_assert(is_crs_matrix_v<CrsType>, "bsr_to_csr: CrsType must be a KokkosSparse::CrsMatrix");
+  return to_crs<CrsType>(host_bsr_to_csr(to_host_bsr(A), drop_zeros));
+}
+
+}  // namespace Sprocket

@@ -1,0 +1,90 @@
+#pragma once
+/// \file Sprocket_Crs.hpp
+/// Sprocket's CSR type is KokkosSparse::CrsMatrix<Scalar, Ordinal, Device, void, Offset>, the type
+/// users of Kokkos Kernels already have. Supported: Scalar float/double, Ordinal int, Offset int
+/// or size_t. This header converts between it and the host-side HostCsr used by I/O, generators
+/// and reference kernels.
+
+// Kokkos Kernels 3.4 headers assume Kokkos_Core.hpp was included first.
+#include <Kokkos_Core.hpp>
+#include <KokkosSparse_CrsMatrix.hpp>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "Sprocket_Error.hpp"
+#include "Sprocket_HostMatrix.hpp"
+
+namespace Sprocket {
+
+/// True for KokkosSparse::CrsMatrix instantiations.
+template <class T>
+struct is_crs_matrix : std::false_type {};
+template <class S, class O, class D, class M, class Z>
+struct is_crs_matrix<KokkosSparse::CrsMatrix<S, O, D, M, Z>> : std::true_type {};
+template <class T>
+inline constexpr bool is_crs_matrix_v = is_crs_matrix<std::decay_t<T>>::value;
+
+/// Copies a HostCsr into a new CrsMatrix (on CrsType's device, values cast to its Scalar).
+/// Throws InvalidArgument when a dimension or nnz does not fit CrsType's Ordinal or Offset.
+template <class CrsType>
+CrsType to_crs(const HostCsr& host, const std::string& label = "Sprocket::A") {
+  static_assert(is_crs_matrix_v<CrsType>, "to_crs: CrsType must be a KokkosSparse::CrsMatrix");
+  using Scalar = typename CrsType::non_const_value_type;
+  using Ordinal = typename CrsType::non_const_ordinal_type;
+  using Offset = typename CrsType::non_const_size_type;
+  host.validate();
+  SPROCKET_REQUIRE(host.num_rows <= static_cast<int64_t>(std::numeric_limits<Ordinal>::max()) &&
+                       host.num_cols <= static_cast<int64_t>(std::numeric_limits<Ordinal>::max()),
+                   "to_crs: ", host.num_rows, " x ", host.num_cols,
+                   " does not fit the matrix's ordinal type");
+  SPROCKET_REQUIRE(static_cast<uint64_t>(host.nnz()) <=
+                       static_cast<uint64_t>(std::numeric_limits<Offset>::max()),
+                   "to_crs: ", host.nnz(), " entries do not fit the matrix's offset type");
+  typename CrsType::row_map_type::non_const_type row_map(
+      Kokkos::ViewAllocateWithoutInitializing(label + "::row_map"), host.num_rows + 1);
+  typename CrsType::index_type::non_const_type entries(
+      Kokkos::ViewAllocateWithoutInitializing(label + "::entries"), host.nnz());
+  typename CrsType::values_type::non_const_type values(
+      Kokkos::ViewAllocateWithoutInitializing(label + "::values"), host.nnz());
+  auto row_map_h = Kokkos::create_mirror_view(row_map);
+  auto entries_h = Kokkos::create_mirror_view(entries);
+  auto values_h = Kokkos::create_mirror_view(values);
+  for (int64_t i = 0; i <= host.num_rows; ++i) row_map_h(i) = static_cast<Offset>(host.row_map[i]);
+  for (int64_t k = 0; k < host.nnz(); ++k) {
+    entries_h(k) = static_cast<Ordinal>(host.entries[k]);
+    values_h(k) = static_cast<Scalar>(host.values[k]);
+  }
+  Kokkos::deep_copy(row_map, row_map_h);
+  Kokkos::deep_copy(entries, entries_h);
+  Kokkos::deep_copy(values, values_h);
+  return CrsType(label, static_cast<Ordinal>(host.num_rows), static_cast<Ordinal>(host.num_cols),
+                 static_cast<Offset>(host.nnz()), values, row_map, entries);
+}
+
+/// Copies a CrsMatrix (any device) into a HostCsr (values widened to double).
+template <class CrsType>
+HostCsr to_host_csr(const CrsType& A) {
+  static_assert(is_crs_matrix_v<CrsType>, "to_host_csr: argument must be a KokkosSparse::CrsMatrix");
+  HostCsr host;
+  host.num_rows = A.numRows();
+  host.num_cols = A.numCols();
+  auto row_map_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.graph.row_map);
+  auto entries_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.graph.entries);
+  auto values_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.values);
+  host.row_map.assign(host.num_rows + 1, 0);
+  // A default-constructed CrsMatrix has an empty row map: it is the 0 x 0 matrix.
+  if (row_map_h.extent(0) > 0)
+    for (int64_t i = 0; i <= host.num_rows; ++i) host.row_map[i] = static_cast<int64_t>(row_map_h(i));
+  const int64_t nnz = host.row_map[host.num_rows];
+  host.entries.resize(nnz);
+  host.values.resize(nnz);
+  for (int64_t k = 0; k < nnz; ++k) {
+    host.entries[k] = static_cast<int>(entries_h(k));
+    host.values[k] = static_cast<double>(values_h(k));
+  }
+  return host;
+}
+
+}  // namespace Sprocket

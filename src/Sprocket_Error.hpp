@@ -1,0 +1,59 @@
+#pragma once
+/// \file Sprocket_Error.hpp
+/// Exceptions thrown by Sprocket. Every check on user input throws one of these with a message
+/// that names what was wrong (sizes, file and line, option) rather than asserting or crashing.
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+namespace Sprocket {
+
+/// Base class of everything Sprocket throws.
+class Error : public std::runtime_error {
+ public:
+  explicit Error(const std::string& what) : std::runtime_error(what) {}
+};
+
+/// An argument is inconsistent: mismatched extents, a bad option, an invalid matrix structure.
+class InvalidArgument : public Error {
+ public:
+  explicit InvalidArgument(const std::string& what) : Error(what) {}
+};
+
+/// A matrix file (Matrix Market) or generator specification could not be read.
+/// what() is "<file>:<line>: <problem>" (line 0 when the problem is not tied to a line).
+class ParseError : public Error {
+ public:
+  ParseError(const std::string& file, long line, const std::string& problem)
+      : Error(file + ":" + std::to_string(line) + ": " + problem),
+        file_(file),
+        line_(line),
+        problem_(problem) {}
+  const std::string& file() const noexcept { return file_; }
+  long line() const noexcept { return line_; }
+  const std::string& problem() const noexcept { return problem_; }
+
+ private:
+  std::string file_;
+  long line_;
+  std::string problem_;
+};
+
+namespace Impl {
+template <class... Args>
+std::string concat(const Args&... args) {
+  std::ostringstream os;
+  (os << ... << args);
+  return os.str();
+}
+}  // namespace Impl
+
+}  // namespace Sprocket
+
+/// Throws Sprocket::InvalidArgument with the streamed message when cond is false.
+#define SPROCKET_REQUIRE(cond, ...)                                           \
+  do {                                                                        \
+    if (!(cond)) throw ::Sprocket::InvalidArgument(::Sprocket::Impl::concat( \
+        __VA_ARGS__));                                                        \
+  } while (0)

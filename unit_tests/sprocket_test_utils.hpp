@@ -1,0 +1,204 @@
+#pragma once
+// Helpers shared by all unit tests:
+//  - fresh random inputs each run, with the seed printed and reproducible through the
+//    SPROCKET_TEST_SEED environment variable;
+//  - poisoning outputs with NaN before a kernel runs, so a kernel that skips an entry fails;
+//  - error bounds scaled to the problem: entry i of op(A)x may differ from the double reference
+//    by c * eps(Scalar) * (len_i + 2) * (|alpha| (|A||x|)_i + |beta| |y0_i|), the classic
+//    forward-error bound of a dot product of length len_i;
+//  - conversions between Kokkos Views (any layout, any space) and HostDense.
+#include <gtest/gtest.h>
+
+#include <Kokkos_Core.hpp>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "Sprocket_Generators.hpp"
+#include "Sprocket_HostMatrix.hpp"
+#include "Sprocket_Reference.hpp"
+
+namespace Sprocket {
+namespace test {
+
+/// A seed drawn fresh for this process (or taken from SPROCKET_TEST_SEED), printed once.
+inline uint64_t test_seed() {
+  static const uint64_t seed = [] {
+    uint64_t s;
+    if (const char* env = std::getenv("SPROCKET_TEST_SEED"))
+      s = std::strtoull(env, nullptr, 10);
+    else
+      s = (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();
+    std::cout << "[sprocket] random seed " << s << " (rerun with SPROCKET_TEST_SEED=" << s << ")\n";
+    return s;
+  }();
+  return seed;
+}
+
+/// Per-test-case seed: the process seed mixed with a salt, so cases differ from each other.
+inline uint64_t seed_for(uint64_t salt) { return test_seed() * 0x9E3779B97F4A7C15ull + salt; }
+
+/// Random sparse matrix (uniform random placement, values in [-1, 1]).
+inline HostCsr random_csr(int64_t rows, int64_t cols, double avg_row, uint64_t salt) {
+  return gen::uniform_random(rows, cols, avg_row, seed_for(salt));
+}
+
+/// Random dense matrix with entries in [-1, 1].
+inline HostDense random_dense(int64_t rows, int64_t cols, uint64_t salt) {
+  std::mt19937_64 rng(seed_for(salt));
+  HostDense d(rows, cols);
+  for (double& v : d.data) v = 2.0 * (static_cast<double>(rng() >> 11) * 0x1.0p-53) - 1.0;
+  return d;
+}
+
+inline std::vector<double> random_vector(int64_t n, uint64_t salt) {
+  return random_dense(n, 1, salt).data;
+}
+
+/// Fills a View with quiet NaN.
+template <class View>
+void poison(const View& v) {
+  Kokkos::deep_copy(v, std::numeric_limits<typename View::non_const_value_type>::quiet_NaN());
+}
+
+/// Rank-1 View -> std::vector<double>.
+template <class View>
+std::vector<double> to_host_vector(const View& v) {
+  static_assert(View::rank == 1, "to_host_vector takes a rank-1 View");
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  std::vector<double> out(h.extent(0));
+  for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<double>(h(i));
+  return out;
+}
+
+/// std::vector<double> -> new rank-1 View of type View.
+template <class View>
+View to_view(const std::vector<double>& x, const std::string& label = "x") {
+  View v(label, x.size());
+  auto h = Kokkos::create_mirror_view(v);
+  for (size_t i = 0; i < x.size(); ++i) h(i) = static_cast<typename View::non_const_value_type>(x[i]);
+  Kokkos::deep_copy(v, h);
+  return v;
+}
+
+/// Rank-2 View (any layout) -> HostDense.
+template <class View>
+HostDense to_host_dense(const View& v) {
+  static_assert(View::rank == 2, "to_host_dense takes a rank-2 View");
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  HostDense out(h.extent(0), h.extent(1));
+  for (size_t j = 0; j < h.extent(1); ++j)
+    for (size_t i = 0; i < h.extent(0); ++i) out(i, j) = static_cast<double>(h(i, j));
+  return out;
+}
+
+/// HostDense -> new rank-2 View of type View (its own layout).
+template <class View>
+View to_view(const HostDense& d, const std::string& label = "X") {
+  View v(label, d.num_rows, d.num_cols);
+  auto h = Kokkos::create_mirror_view(v);
+  for (int64_t j = 0; j < d.num_cols; ++j)
+    for (int64_t i = 0; i < d.num_rows; ++i)
+      h(i, j) = static_cast<typename View::non_const_value_type>(d(i, j));
+  Kokkos::deep_copy(v, h);
+  return v;
+}
+
+/// |A| (absolute values), for error bounds.
+inline HostCsr absolute(HostCsr A) {
+  for (double& v : A.values) v = std::fabs(v);
+  return A;
+}
+
+/// Longest row of op(A): the dot-product length in the error bound.
+inline int64_t longest_dot(const std::string& mode, const HostCsr& A) {
+  std::vector<int64_t> len(mode == "N" ? A.num_rows : A.num_cols, 0);
+  for (int64_t i = 0; i < A.num_rows; ++i)
+    for (int64_t k = A.row_map[i]; k < A.row_map[i + 1]; ++k) ++len[mode == "N" ? i : A.entries[k]];
+  int64_t m = 0;
+  for (int64_t l : len) m = std::max(m, l);
+  return m;
+}
+
+/// Checks y against the reference of y = alpha op(A) x + beta y0 with the scaled bound above.
+/// `Scalar` is the precision the kernel computed in; `factor` multiplies the bound.
+template <class Scalar>
+::testing::AssertionResult spmv_matches(const std::string& mode, double alpha, const HostCsr& A,
+                                        const std::vector<double>& x, double beta,
+                                        const std::vector<double>& y0,
+                                        const std::vector<double>& y, double factor = 4.0) {
+  std::vector<double> expected = y0, scale(y0.size());
+  reference::spmv(mode, alpha, A, x, beta, expected);
+  std::vector<double> abs_x(x.size()), abs_y0(y0.size());
+  for (size_t i = 0; i < x.size(); ++i) abs_x[i] = std::fabs(x[i]);
+  for (size_t i = 0; i < y0.size(); ++i) abs_y0[i] = std::fabs(y0[i]);
+  scale = abs_y0;
+  reference::spmv(mode, std::fabs(alpha), absolute(A), abs_x, beta == 0 ? 0.0 : std::fabs(beta), scale);
+  if (y.size() != expected.size())
+    return ::testing::AssertionFailure() << "length " << y.size() << ", expected " << expected.size();
+  const double eps = std::numeric_limits<Scalar>::epsilon();
+  const double len = static_cast<double>(longest_dot(mode, A) + 2);
+  for (size_t i = 0; i < y.size(); ++i) {
+    const double bound = factor * eps * len * scale[i] + std::numeric_limits<double>::min();
+    if (!(std::fabs(y[i] - expected[i]) <= bound))  // also catches NaN
+      return ::testing::AssertionFailure()
+             << "entry " << i << ": got " << y[i] << ", expected " << expected[i] << " (|diff| "
+             << std::fabs(y[i] - expected[i]) << " > bound " << bound << ")";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+/// The same check column by column for multivectors.
+template <class Scalar>
+::testing::AssertionResult spmm_matches(const std::string& mode, double alpha, const HostCsr& A,
+                                        const HostDense& X, double beta, const HostDense& Y0,
+                                        const HostDense& Y, double factor = 4.0) {
+  if (Y.num_rows != Y0.num_rows || Y.num_cols != Y0.num_cols)
+    return ::testing::AssertionFailure() << "shape " << Y.num_rows << "x" << Y.num_cols
+                                         << ", expected " << Y0.num_rows << "x" << Y0.num_cols;
+  for (int64_t j = 0; j < X.num_cols; ++j) {
+    std::vector<double> x(X.data.begin() + j * X.num_rows, X.data.begin() + (j + 1) * X.num_rows);
+    std::vector<double> y0(Y0.data.begin() + j * Y0.num_rows, Y0.data.begin() + (j + 1) * Y0.num_rows);
+    std::vector<double> y(Y.data.begin() + j * Y.num_rows, Y.data.begin() + (j + 1) * Y.num_rows);
+    auto r = spmv_matches<Scalar>(mode, alpha, A, x, beta, y0, y, factor);
+    if (!r) return r << " (column " << j << ")";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+/// Exact equality of two HostCsr (dimensions, structure and values).
+inline ::testing::AssertionResult same_csr(const HostCsr& a, const HostCsr& b) {
+  if (a.num_rows != b.num_rows || a.num_cols != b.num_cols)
+    return ::testing::AssertionFailure() << a.num_rows << "x" << a.num_cols << " vs " << b.num_rows
+                                         << "x" << b.num_cols;
+  if (a.row_map != b.row_map) return ::testing::AssertionFailure() << "row_map differs";
+  if (a.entries != b.entries) return ::testing::AssertionFailure() << "entries differ";
+  for (size_t k = 0; k < a.values.size(); ++k)
+    if (a.values[k] != b.values[k])
+      return ::testing::AssertionFailure() << "value " << k << ": " << a.values[k] << " vs " << b.values[k];
+  return ::testing::AssertionSuccess();
+}
+
+/// Builds a HostCsr from a dense row-major initializer (zeros are not stored).
+inline HostCsr csr_from_dense(int64_t rows, int64_t cols, const std::vector<double>& dense) {
+  HostCsr A;
+  A.num_rows = rows;
+  A.num_cols = cols;
+  A.row_map.assign(rows + 1, 0);
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j)
+      if (dense[i * cols + j] != 0.0) {
+        A.entries.push_back(static_cast<int>(j));
+        A.values.push_back(dense[i * cols + j]);
+      }
+    A.row_map[i + 1] = A.nnz();
+  }
+  return A;
+}
+
+}  // namespace test
+}  // namespace Sprocket
