@@ -19,6 +19,11 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 JOBS="${SPROCKET_JOBS:-$(nproc)}"
 say() { echo "sprocket: $*" >&2; }
 
+# Called from make: keep the outer make's flags (-w, jobserver) away from the CMake build.
+unset MAKEFLAGS MFLAGS MAKELEVEL
+# Kokkos' OpenMP backend asks for thread binding; honour a user's choice, else bind.
+export OMP_PROC_BIND="${OMP_PROC_BIND:-spread}" OMP_PLACES="${OMP_PLACES:-threads}"
+
 bash "$ROOT/cmake/install-packages.sh"
 
 if [[ -n "${KOKKOS_PREFIX:-}" ]]; then
@@ -42,6 +47,13 @@ if [[ "$CONFIG" == cuda ]]; then
   fi
 fi
 mkdir -p "$ROOT/build"
+# A build tree configured against another Kokkos prefix (new patches, other install) is stale:
+# CMake would reset its cache on the compiler change and lose our settings, so start afresh.
+if [[ -f "$BUILD/CMakeCache.txt" && "$(cat "$BUILD/.sprocket-prefix" 2>/dev/null)" != "$PREFIX" ]]; then
+  say "Kokkos prefix changed: removing $BUILD"
+  rm -rf "$BUILD"
+fi
+mkdir -p "$BUILD" && echo "$PREFIX" > "$BUILD/.sprocket-prefix"
 say "configuring $BUILD"
 cmake -S "$ROOT" -B "$BUILD" "${cmake_args[@]}" >"$ROOT/build/.configure-$CONFIG.log" 2>&1 ||
   { cat "$ROOT/build/.configure-$CONFIG.log" >&2; say "configure failed"; exit 1; }

@@ -4,23 +4,24 @@
 // distributions (whose algorithms differ between standard libraries). SplitMix64 turns (seed,
 // purpose) into independent stream seeds and also serves as the stateless hash of the elasticity
 // generator; xoshiro256** produces the streams. Uniform doubles use the top 53 bits of a draw,
-// bounded integers the high half of a 64x64-bit product, probabilities are compared as integers.
-// Only IEEE-exact floating-point operations (+, *, comparisons) touch random values, so a seed
-// yields bit-identical matrices on every platform. Each stream is consumed in a fixed sequential
-// order (no threads).
+// bounded integers the high half of a 64x64-bit product, probabilities are compared as integer
+// thresholds. Floating-point work on random values is plain correctly rounded IEEE arithmetic,
+// written so that fusing it into FMAs cannot change a result (checked with GCC and Clang at -O0
+// to -O3 -march=native -ffp-contract=fast; the tests pin fingerprints of the output). Each stream
+// is consumed in a fixed sequential order (no threads), and sorted output does not depend on the
+// sorting algorithm, so a seed gives bit-identical matrices everywhere.
 //
 // Memory and speed: the structured generators (Poisson, elasticity, banded) write rows straight
-// into HostCsr in column order (no triplets, exact or near-exact reservation). The scattered ones
-// (uniform, R-MAT) generate their edge stream twice instead of storing it: the first pass counts
-// row lengths, the second scatters columns into their rows; rows are then sorted and de-duplicated
-// in place and values drawn afterwards in CSR order. Peak memory is about 4 bytes per generated
-// edge plus the final CSR.
-#include "Sprocket_Generators.hpp"
-
+// into HostCsr in column order (no triplets; exact or near-exact reservation). The scattered ones
+// (uniform, R-MAT) replay their edge stream instead of storing triplets: once to size row
+// buckets, once to fill them with packed (row, col) pairs; each bucket is then counting-sorted,
+// sorted and de-duplicated in cache (csr_from_edge_stream). Values are drawn afterwards in CSR
+// order. Peak memory is about 12 bytes per generated edge, roughly the final CSR's size.
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <locale>
 #include <sstream>
@@ -29,9 +30,7 @@
 #include <vector>
 
 #include "Sprocket_Error.hpp"
-#include <chrono>
-#include <cstdio>
-static double now_s(){return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();}
+#include "Sprocket_Generators.hpp"
 
 namespace Sprocket {
 namespace gen {
@@ -51,7 +50,9 @@ inline uint64_t mix64(uint64_t x) {
 }
 
 /// Seed of the stream that `purpose` (a fixed tag per generator and use) draws from.
-inline uint64_t stream_seed(uint64_t seed, uint64_t purpose) { return mix64(mix64(seed) ^ purpose); }
+inline uint64_t stream_seed(uint64_t seed, uint64_t purpose) {
+  return mix64(mix64(seed) ^ purpose);
+}
 
 // Stream tags: arbitrary distinct constants, so that e.g. banded and uniform with the same seed
 // do not share streams.
@@ -60,7 +61,7 @@ constexpr uint64_t kTagUniformRows = 0x0210F0001ull;
 constexpr uint64_t kTagUniformCols = 0x0210F0002ull;
 constexpr uint64_t kTagUniformValues = 0x0210F0003ull;
 constexpr uint64_t kTagRmatEdges = 0x53A7001ull;
-constexpr uint64_t kTagRmatPermutation = 0x53A7002ull;
+constexpr uint64_t kTagRmatRelabel = 0x53A7002ull;
 constexpr uint64_t kTagRmatValues = 0x53A7003ull;
 constexpr uint64_t kTagElasticity = 0xE1A5ull;
 
@@ -89,7 +90,9 @@ class Rng {
   /// Uniform in [-1, 1).
   double symmetric() { return 2.0 * uniform() - 1.0; }
   /// Uniform in [0, n) for n >= 1 (multiply-shift; bias below 2^-64 * n, irrelevant here).
-  int64_t below(int64_t n) { return static_cast<int64_t>(mul_high(next(), static_cast<uint64_t>(n))); }
+  int64_t below(int64_t n) {
+    return static_cast<int64_t>(mul_high(next(), static_cast<uint64_t>(n)));
+  }
 
   static double to_unit(uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
 
@@ -99,8 +102,10 @@ class Rng {
 #if defined(__SIZEOF_INT128__)
     return static_cast<uint64_t>((static_cast<unsigned __int128>(a) * b) >> 64);
 #else
-    const uint64_t a_lo = a & 0xFFFFFFFFull, a_hi = a >> 32, b_lo = b & 0xFFFFFFFFull, b_hi = b >> 32;
-    const uint64_t lo_lo = a_lo * b_lo, hi_lo = a_hi * b_lo, lo_hi = a_lo * b_hi, hi_hi = a_hi * b_hi;
+    const uint64_t a_lo = a & 0xFFFFFFFFull, a_hi = a >> 32, b_lo = b & 0xFFFFFFFFull,
+                   b_hi = b >> 32;
+    const uint64_t lo_lo = a_lo * b_lo, hi_lo = a_hi * b_lo, lo_hi = a_lo * b_hi,
+                   hi_hi = a_hi * b_hi;
     const uint64_t cross = (lo_lo >> 32) + (hi_lo & 0xFFFFFFFFull) + lo_hi;
     return hi_hi + (hi_lo >> 32) + (cross >> 32);
 #endif
@@ -138,7 +143,8 @@ std::vector<Offset> stencil_offsets(bool three_d, bool full_box) {
   for (int dz = (three_d ? -1 : 0); dz <= (three_d ? 1 : 0); ++dz)
     for (int dy = -1; dy <= 1; ++dy)
       for (int dx = -1; dx <= 1; ++dx)
-        if (full_box || std::abs(dz) + std::abs(dy) + std::abs(dx) <= 1) offsets.push_back({dz, dy, dx});
+        if (full_box || std::abs(dz) + std::abs(dy) + std::abs(dx) <= 1)
+          offsets.push_back({dz, dy, dx});
   return offsets;
 }
 
@@ -150,7 +156,8 @@ struct Grid {
   int64_t stencil_pairs(const std::vector<Offset>& offsets) const {
     int64_t total = 0;
     for (const Offset& o : offsets)
-      total += std::max<int64_t>(nz - std::abs(o.dz), 0) * std::max<int64_t>(ny - std::abs(o.dy), 0) *
+      total += std::max<int64_t>(nz - std::abs(o.dz), 0) *
+               std::max<int64_t>(ny - std::abs(o.dy), 0) *
                std::max<int64_t>(nx - std::abs(o.dx), 0);
     return total;
   }
@@ -202,61 +209,86 @@ HostCsr stencil_matrix(const Grid& grid, const std::vector<Offset>& offsets, dou
 
 /// Builds the CSR pattern of the (row, col) pairs that `make_stream()` streams produce
 /// (`num_edges` calls of `next(row, col)` each), duplicates merged, columns sorted; then draws
-/// every stored value uniformly in [-1, 1) from `value_seed` in CSR order. The stream is run
-/// twice (count, then scatter) rather than stored.
+/// every stored value uniformly in [-1, 1) from `value_seed` in CSR order.
+///
+/// A direct counting sort by row scatters every edge to a random place in a large array, one
+/// cache miss (or two, with its cursor) per edge. Instead rows are grouped into at most ~1024
+/// buckets of consecutive rows: the stream is run once to size the buckets and once more to
+/// append packed (row, col) pairs to them (a few sequential write streams), and then each bucket
+/// is counting-sorted by row, its rows sorted and de-duplicated, all within cache. The stream
+/// is replayed rather than stored, so the peak is 12 bytes per edge, about the final CSR's size.
 template <class MakeStream>
 HostCsr csr_from_edge_stream(int64_t num_rows, int64_t num_cols, int64_t num_edges,
                              MakeStream&& make_stream, uint64_t value_seed) {
+  int bucket_bits = 12;
+  while ((num_rows >> bucket_bits) >= 1024) ++bucket_bits;
+  const int64_t rows_per_bucket = int64_t{1} << bucket_bits;
+  const int64_t num_buckets = (num_rows + rows_per_bucket - 1) / rows_per_bucket;
+
+  std::vector<int64_t> bucket_start(num_buckets + 1, 0);
+  {
+    auto stream = make_stream();
+    int64_t row, col;
+    for (int64_t e = 0; e < num_edges; ++e) {
+      stream.next(row, col);
+      ++bucket_start[(row >> bucket_bits) + 1];
+    }
+  }
+  for (int64_t b = 0; b < num_buckets; ++b) bucket_start[b + 1] += bucket_start[b];
+  std::vector<uint64_t> packed(num_edges);  // (row << 32) | col, grouped by bucket
+  {
+    std::vector<int64_t> cursor(bucket_start.begin(), bucket_start.end() - 1);
+    auto stream = make_stream();
+    int64_t row, col;
+    for (int64_t e = 0; e < num_edges; ++e) {
+      stream.next(row, col);
+      packed[cursor[row >> bucket_bits]++] =
+          (static_cast<uint64_t>(row) << 32) | static_cast<uint64_t>(col);
+    }
+  }
+
   HostCsr A;
   A.num_rows = num_rows;
   A.num_cols = num_cols;
-  double t0=now_s();
-  std::vector<int64_t>& row_map = A.row_map;
-  row_map.assign(num_rows + 1, 0);
-  {
-    auto stream = make_stream();
-    int64_t row, col;
-    for (int64_t e = 0; e < num_edges; ++e) {
-      stream.next(row, col);
-      ++row_map[row + 1];
-    }
-  }
-  // Exclusive prefix: row_map[i] = first slot of row i, then used as row i's write cursor.
-  for (int64_t i = 0; i < num_rows; ++i) row_map[i + 1] += row_map[i];
-  std::fprintf(stderr,"count %.3f\n",now_s()-t0);t0=now_s();
+  A.row_map.assign(num_rows + 1, 0);
+  // Bucket b's edges occupy [bucket_start[b], bucket_start[b+1]) in `packed`; its columns are
+  // counting-sorted into the same range of `slots`, then each row is sorted, de-duplicated and
+  // moved down to `write` (never past the row's own start, so nothing unread is overwritten).
   std::vector<int> slots(num_edges);
-  {
-    auto stream = make_stream();
-    int64_t row, col;
-    for (int64_t e = 0; e < num_edges; ++e) {
-      stream.next(row, col);
-      slots[row_map[row]++] = static_cast<int>(col);
+  std::vector<int64_t> row_start(rows_per_bucket + 1);
+  int64_t write = 0;
+  for (int64_t b = 0; b < num_buckets; ++b) {
+    const int64_t first_row = b * rows_per_bucket;
+    const int64_t bucket_rows = std::min(rows_per_bucket, num_rows - first_row);
+    std::fill(row_start.begin(), row_start.begin() + bucket_rows + 1, 0);
+    row_start[0] = bucket_start[b];
+    for (int64_t k = bucket_start[b]; k < bucket_start[b + 1]; ++k)
+      ++row_start[static_cast<int64_t>(packed[k] >> 32) - first_row + 1];
+    for (int64_t r = 0; r < bucket_rows; ++r) row_start[r + 1] += row_start[r];
+    for (int64_t k = bucket_start[b]; k < bucket_start[b + 1]; ++k) {
+      const int64_t r = static_cast<int64_t>(packed[k] >> 32) - first_row;
+      slots[row_start[r]++] = static_cast<int>(packed[k] & 0xFFFFFFFFull);
+    }
+    // row_start[r] now holds the end of row r; row r starts where row r - 1 ends.
+    int64_t begin = bucket_start[b];
+    for (int64_t r = 0; r < bucket_rows; ++r) {
+      int* first = slots.data() + begin;
+      int* last = slots.data() + row_start[r];
+      std::sort(first, last);
+      last = std::unique(first, last);
+      for (const int* it = first; it != last; ++it) slots[write++] = *it;
+      A.row_map[first_row + r + 1] = write;
+      begin = row_start[r];
     }
   }
-  std::fprintf(stderr,"scatter %.3f\n",now_s()-t0);t0=now_s();
-  // Cursors now hold row ends: shift them back to starts.
-  for (int64_t i = num_rows; i > 0; --i) row_map[i] = row_map[i - 1];
-  row_map[0] = 0;
-  // Sort and de-duplicate each row, compacting to the left in place.
-  int64_t write = 0, read_begin = 0;
-  for (int64_t i = 0; i < num_rows; ++i) {
-    const int64_t read_end = row_map[i + 1];
-    int* first = slots.data() + read_begin;
-    int* last = slots.data() + read_end;
-    std::sort(first, last);
-    last = std::unique(first, last);
-    write = std::copy(first, last, slots.data() + write) - slots.data();
-    row_map[i + 1] = write;
-    read_begin = read_end;
-  }
-  std::fprintf(stderr,"sort %.3f\n",now_s()-t0);t0=now_s();
+  packed = std::vector<uint64_t>();
   slots.resize(write);
-  slots.shrink_to_fit();
+  // Give back the room of merged duplicates only when it is worth a copy of the array.
+  if (write < num_edges - num_edges / 8) slots.shrink_to_fit();
   A.entries = std::move(slots);
   A.values.resize(write);
   Rng value_rng(value_seed);
   for (double& v : A.values) v = value_rng.symmetric();
-  std::fprintf(stderr,"values %.3f\n",now_s()-t0);
   return A;
 }
 
@@ -271,25 +303,56 @@ struct UniformEdges {
   }
 };
 
+/// Pseudo-random bijection of [0, 2^bits): rounds of (multiply by an odd constant, add a
+/// constant, xor-shift), each invertible modulo 2^bits, with constants drawn from the seed.
+/// Used instead of a stored random permutation: no table to look up at random, one per edge end.
+class Relabel {
+ public:
+  Relabel(int bits, uint64_t seed)
+      : mask_((uint64_t{1} << bits) - 1), shift_(std::max(1, (bits + 1) / 2)) {
+    Rng rng(seed);
+    for (auto& round : rounds_) round = {rng.next() | 1, rng.next()};
+  }
+  uint64_t operator()(uint64_t x) const {
+    for (const auto& round : rounds_) {
+      x = (x * round.first + round.second) & mask_;
+      x ^= x >> shift_;
+    }
+    return x;
+  }
+
+ private:
+  uint64_t mask_;
+  int shift_;
+  std::array<std::pair<uint64_t, uint64_t>, 3> rounds_{};
+};
+
 /// Graph500 R-MAT edges. Each level picks a quadrant with a 32-bit draw (two levels per 64-bit
-/// draw) against integer thresholds; vertex labels are then mapped through `permutation`.
+/// draw) against integer thresholds; vertex labels are then scrambled by `relabel`.
 struct RmatEdges {
   Rng rng;
   int scale;
   uint64_t t_a, t_ab, t_abc;  // cumulative quadrant thresholds out of 2^32
-  const std::vector<int>* permutation;
+  Relabel relabel;
+
+  // Quadrants a, b, c, d = (row bit, column bit) 00, 01, 10, 11: the row bit is set in c and d
+  // (draw >= t_ab), the column bit in b and d, i.e. when an odd number of thresholds is passed.
+  void descend(uint64_t draw, uint64_t& r, uint64_t& c) const {
+    const uint64_t past_a = draw >= t_a, past_ab = draw >= t_ab, past_abc = draw >= t_abc;
+    r = (r << 1) | past_ab;
+    c = (c << 1) | (past_a ^ past_ab ^ past_abc);
+  }
   void next(int64_t& row, int64_t& col) {
-    uint64_t r = 0, c = 0, bits = 0;
-    for (int level = 0; level < scale; ++level) {
-      if ((level & 1) == 0) bits = rng.next();
-      const uint64_t draw = (level & 1) ? (bits >> 32) : (bits & 0xFFFFFFFFull);
-      const uint64_t row_bit = draw >= t_ab;                     // quadrants c and d
-      const uint64_t col_bit = (draw >= t_a && draw < t_ab) || draw >= t_abc;  // b and d
-      r = (r << 1) | row_bit;
-      c = (c << 1) | col_bit;
+    uint64_t r = 0, c = 0;
+    int level = 0;
+    for (; level + 1 < scale; level += 2) {
+      const uint64_t bits = rng.next();
+      descend(bits & 0xFFFFFFFFull, r, c);
+      descend(bits >> 32, r, c);
     }
-    row = (*permutation)[r];
-    col = (*permutation)[c];
+    if (level < scale) descend(rng.next() & 0xFFFFFFFFull, r, c);
+    row = static_cast<int64_t>(relabel(r));
+    col = static_cast<int64_t>(relabel(c));
   }
 };
 
@@ -304,7 +367,8 @@ inline uint64_t node_pair_key(uint64_t seed_key, int64_t lo, int64_t hi) {
 /// Uniform [0, 1) value of the entry coupling component `c_lo` of the pair's first node with
 /// component `c_hi` of its second node.
 inline double pair_uniform(uint64_t pair_key, int c_lo, int c_hi) {
-  const uint64_t component_pair = static_cast<uint64_t>(c_lo) * 64 + static_cast<uint64_t>(c_hi) + 1;
+  const uint64_t component_pair =
+      static_cast<uint64_t>(c_lo) * 64 + static_cast<uint64_t>(c_hi) + 1;
   return Rng::to_unit(mix64(pair_key + component_pair * 0xD1B54A32D192ED03ull));
 }
 
@@ -315,7 +379,8 @@ inline double pair_uniform(uint64_t pair_key, int c_lo, int c_hi) {
 
 HostCsr poisson2d(int64_t n, int points) {
   SPROCKET_REQUIRE(n >= 1, "poisson2d: n must be at least 1 (got ", n, ")");
-  SPROCKET_REQUIRE(points == 5 || points == 9, "poisson2d: points must be 5 or 9 (got ", points, ")");
+  SPROCKET_REQUIRE(points == 5 || points == 9, "poisson2d: points must be 5 or 9 (got ", points,
+                   ")");
   SPROCKET_REQUIRE(n < (int64_t{1} << 31) && n * n < kMaxOrdinal, "poisson2d: n = ", n,
                    " gives n^2 rows, more than 32-bit ordinals allow (n <= 46340)");
   const bool nine = points == 9;
@@ -342,8 +407,10 @@ HostCsr poisson3d(int64_t n, int points) {
 HostCsr elasticity3d(int64_t n, int dof, uint64_t seed) {
   SPROCKET_REQUIRE(n >= 1, "elasticity3d: n must be at least 1 (got ", n, ")");
   SPROCKET_REQUIRE(dof >= 1 && dof <= 64, "elasticity3d: dof must be in [1, 64] (got ", dof, ")");
-  SPROCKET_REQUIRE(n < (int64_t{1} << 21) && n * n * n * dof < kMaxOrdinal, "elasticity3d: n = ",
-                   n, ", dof = ", dof, " gives n^3 * dof rows, more than 32-bit ordinals allow");
+  SPROCKET_REQUIRE(
+      n < (int64_t{1} << 21) && n * n * n < kMaxOrdinal && n * n * n * dof < kMaxOrdinal,
+      "elasticity3d: n = ", n, ", dof = ", dof,
+      " gives n^3 * dof rows, more than 32-bit ordinals allow");
   const Grid grid{n, n, n};
   const std::vector<Offset> offsets = stencil_offsets(true, true);
   const uint64_t seed_key = stream_seed(seed, kTagElasticity);
@@ -375,7 +442,8 @@ HostCsr elasticity3d(int64_t n, int dof, uint64_t seed) {
         for_each_neighbour(grid, offsets, z, y, x, [&](int64_t q, const Offset& o) {
           const int distance2 = std::abs(o.dz) + std::abs(o.dy) + std::abs(o.dx);
           const double weight = distance2 == 1 ? 1.0 : distance2 == 2 ? 0.5 : 0.25;
-          neighbours.push_back({q, node_pair_key(seed_key, std::min(p, q), std::max(p, q)), weight});
+          neighbours.push_back(
+              {q, node_pair_key(seed_key, std::min(p, q), std::max(p, q)), weight});
         });
         for (int a = 0; a < dof; ++a) {
           const int64_t row = p * dof + a;
@@ -393,14 +461,16 @@ HostCsr elasticity3d(int64_t n, int dof, uint64_t seed) {
                 v = 0.4 * (pair_uniform(nb.pair_key, std::min(a, b), std::max(a, b)) - 0.5);
               } else {
                 // The component of the lower-numbered node goes first, whichever row we are in.
-                const double u = p < nb.node ? pair_uniform(nb.pair_key, a, b)
-                                             : pair_uniform(nb.pair_key, b, a);
+                const double u =
+                    p < nb.node ? pair_uniform(nb.pair_key, a, b) : pair_uniform(nb.pair_key, b, a);
                 v = a == b ? -nb.weight * (0.5 + 0.5 * u) : nb.weight * 0.4 * (u - 0.5);
               }
               values[k++] = v;
               off_sum += std::abs(v);
             }
-          values[diagonal_position] = 1.05 * off_sum + 0.1;
+          // Written without a multiply-add so no compiler can fuse it into an FMA (bit-identical
+          // results everywhere).
+          values[diagonal_position] = off_sum + off_sum / 20 + 0.1;
           row_map[row + 1] = k;
         }
       }
@@ -414,14 +484,15 @@ HostCsr elasticity3d(int64_t n, int dof, uint64_t seed) {
 HostCsr banded(int64_t n, int64_t half_bandwidth, double fill, uint64_t seed) {
   SPROCKET_REQUIRE(n >= 1 && n < kMaxOrdinal, "banded: n must be in [1, ", kMaxOrdinal - 1,
                    "] (got ", n, ")");
-  SPROCKET_REQUIRE(half_bandwidth >= 0, "banded: half bandwidth must be >= 0 (got ",
-                   half_bandwidth, ")");
+  SPROCKET_REQUIRE(half_bandwidth >= 0, "banded: half bandwidth must be >= 0 (got ", half_bandwidth,
+                   ")");
   SPROCKET_REQUIRE(fill >= 0.0 && fill <= 1.0, "banded: fill must be in [0, 1] (got ", fill, ")");
   const int64_t bw = std::min(half_bandwidth, n - 1);
   const int64_t band_positions = n * (2 * bw + 1) - bw * (bw + 1);
   const double off_band = static_cast<double>(band_positions - n);
   // Expected size plus six standard deviations: one allocation in practice.
-  const double expected = n + fill * off_band + 6.0 * std::sqrt(fill * (1.0 - fill) * off_band) + 16;
+  const double expected =
+      n + fill * off_band + 6.0 * std::sqrt(fill * (1.0 - fill) * off_band) + 16;
   const int64_t reserve = std::min<int64_t>(band_positions, static_cast<int64_t>(expected));
 
   HostCsr A;
@@ -460,15 +531,17 @@ HostCsr uniform_random(int64_t rows, int64_t cols, double avg_row, uint64_t seed
                    " entries per row is too many entries");
   const int64_t num_edges = static_cast<int64_t>(edges);
   auto make_stream = [&] {
-    return UniformEdges{Rng(stream_seed(seed, kTagUniformRows)), Rng(stream_seed(seed, kTagUniformCols)),
-                        rows, cols};
+    return UniformEdges{Rng(stream_seed(seed, kTagUniformRows)),
+                        Rng(stream_seed(seed, kTagUniformCols)), rows, cols};
   };
-  return csr_from_edge_stream(rows, cols, num_edges, make_stream, stream_seed(seed, kTagUniformValues));
+  return csr_from_edge_stream(rows, cols, num_edges, make_stream,
+                              stream_seed(seed, kTagUniformValues));
 }
 
-// Vertex labels are shuffled (one permutation for rows and columns, Fisher-Yates from the seed), as
-// Graph500 does, so the heavy rows are spread over the index range rather than packed at 0.
-// Self-loops are kept; the matrix is not symmetrized.
+// Vertex labels are scrambled (one seeded bijection for rows and columns), as Graph500 permutes
+// them, so that the heavy rows are spread over the index range rather than packed near 0. The
+// bijection is computed (Relabel), not a stored shuffle, which keeps edge generation free of
+// random table look-ups. Self-loops are kept; the matrix is not symmetrized.
 HostCsr rmat(int scale, double edge_factor, uint64_t seed, double a, double b, double c) {
   SPROCKET_REQUIRE(scale >= 1 && scale <= 30, "rmat: scale must be in [1, 30] (got ", scale,
                    "); 2^scale rows must fit 32-bit ordinals");
@@ -485,18 +558,13 @@ HostCsr rmat(int scale, double edge_factor, uint64_t seed, double a, double b, d
                    " is too many edges");
   const int64_t num_edges = static_cast<int64_t>(edges);
 
-  std::vector<int> permutation(vertices);
-  for (int64_t v = 0; v < vertices; ++v) permutation[v] = static_cast<int>(v);
-  {
-    Rng shuffle_rng(stream_seed(seed, kTagRmatPermutation));
-    for (int64_t v = vertices - 1; v > 0; --v) std::swap(permutation[v], permutation[shuffle_rng.below(v + 1)]);
-  }
+  const Relabel relabel(scale, stream_seed(seed, kTagRmatRelabel));
   auto threshold = [](double p) {
     return static_cast<uint64_t>(std::floor(std::min(p, 1.0) * 0x1.0p32));
   };
   const uint64_t t_a = threshold(a), t_ab = threshold(a + b), t_abc = threshold(a + b + c);
   auto make_stream = [&] {
-    return RmatEdges{Rng(stream_seed(seed, kTagRmatEdges)), scale, t_a, t_ab, t_abc, &permutation};
+    return RmatEdges{Rng(stream_seed(seed, kTagRmatEdges)), scale, t_a, t_ab, t_abc, relabel};
   };
   return csr_from_edge_stream(vertices, vertices, num_edges, make_stream,
                               stream_seed(seed, kTagRmatValues));
@@ -612,24 +680,36 @@ struct GeneratorEntry {
 
 const std::vector<GeneratorEntry>& generator_table() {
   static const std::vector<GeneratorEntry> table = {
-      {"poisson2d", {"n", "points"}, {"n"},
+      {"poisson2d",
+       {"n", "points"},
+       {"n"},
        [](const SpecParams& p) { return poisson2d(p.integer("n"), p.small_integer("points", 5)); }},
-      {"poisson3d", {"n", "points"}, {"n"},
+      {"poisson3d",
+       {"n", "points"},
+       {"n"},
        [](const SpecParams& p) { return poisson3d(p.integer("n"), p.small_integer("points", 7)); }},
-      {"elasticity", {"n", "dof", "seed"}, {"n"},
+      {"elasticity",
+       {"n", "dof", "seed"},
+       {"n"},
        [](const SpecParams& p) {
          return elasticity3d(p.integer("n"), p.small_integer("dof", 3), p.seed());
        }},
-      {"banded", {"n", "bw", "fill", "seed"}, {"n", "bw"},
+      {"banded",
+       {"n", "bw", "fill", "seed"},
+       {"n", "bw"},
        [](const SpecParams& p) {
          return banded(p.integer("n"), p.integer("bw"), p.real("fill", 0.5), p.seed());
        }},
-      {"uniform", {"n", "cols", "avg", "seed"}, {"n", "avg"},
+      {"uniform",
+       {"n", "cols", "avg", "seed"},
+       {"n", "avg"},
        [](const SpecParams& p) {
          const int64_t rows = p.integer("n");
          return uniform_random(rows, p.integer("cols", rows), p.real("avg"), p.seed());
        }},
-      {"rmat", {"scale", "ef", "a", "b", "c", "seed"}, {"scale"},
+      {"rmat",
+       {"scale", "ef", "a", "b", "c", "seed"},
+       {"scale"},
        [](const SpecParams& p) {
          return rmat(p.small_integer("scale", 0), p.real("ef", 16.0), p.seed(), p.real("a", 0.57),
                      p.real("b", 0.19), p.real("c", 0.19));
@@ -659,13 +739,14 @@ HostCsr from_spec(const std::string& spec) {
   const std::size_t name_end = std::min(spec.find(':', prefix.size()), spec.size());
   const std::string name = spec.substr(prefix.size(), name_end - prefix.size());
   if (name.empty())
-    throw ParseError(spec, 0, "missing generator name; known generators: " + known_generators_text());
+    throw ParseError(spec, 0,
+                     "missing generator name; known generators: " + known_generators_text());
   const GeneratorEntry* entry = nullptr;
   for (const GeneratorEntry& g : generator_table())
     if (name == g.name) entry = &g;
   if (!entry)
-    throw ParseError(spec, 0, "unknown generator '" + name + "'; known generators: " +
-                                  known_generators_text());
+    throw ParseError(
+        spec, 0, "unknown generator '" + name + "'; known generators: " + known_generators_text());
 
   SpecParams params(spec, name);
   if (name_end < spec.size()) {

@@ -91,18 +91,22 @@ bool values_in_unit_interval(const HostCsr& A) {
                      [](double v) { return v >= -1.0 && v <= 1.0; });
 }
 
-/// FNV-1a over the raw bytes of all arrays: a compact fingerprint for pinned-output tests.
+/// FNV-1a over the 64-bit patterns of every array element (byte-order independent): a compact
+/// fingerprint for the pinned-output test.
 uint64_t fingerprint(const HostCsr& A) {
   uint64_t h = 0xcbf29ce484222325ull;
-  auto eat = [&h](const void* data, std::size_t bytes) {
-    const unsigned char* p = static_cast<const unsigned char*>(data);
-    for (std::size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  auto eat = [&h](uint64_t word) {
+    for (int byte = 0; byte < 8; ++byte) h = (h ^ ((word >> (8 * byte)) & 0xFF)) * 0x100000001b3ull;
   };
-  eat(&A.num_rows, sizeof A.num_rows);
-  eat(&A.num_cols, sizeof A.num_cols);
-  eat(A.row_map.data(), A.row_map.size() * sizeof(int64_t));
-  eat(A.entries.data(), A.entries.size() * sizeof(int));
-  eat(A.values.data(), A.values.size() * sizeof(double));
+  eat(static_cast<uint64_t>(A.num_rows));
+  eat(static_cast<uint64_t>(A.num_cols));
+  for (int64_t offset : A.row_map) eat(static_cast<uint64_t>(offset));
+  for (int column : A.entries) eat(static_cast<uint64_t>(column));
+  for (double value : A.values) {
+    uint64_t bits;
+    std::memcpy(&bits, &value, sizeof bits);
+    eat(bits);
+  }
   return h;
 }
 
@@ -187,8 +191,8 @@ TEST(Generators, PoissonInteriorRowSumsAreZeroAndBoundaryRowsPositive) {
       for (int64_t y = 0; y < n; ++y)
         for (int64_t x = 0; x < n; ++x) {
           const int64_t row = (z * n + y) * n + x;
-          const bool interior = x > 0 && x < n - 1 && y > 0 && y < n - 1 &&
-                                (!c.three_d || (z > 0 && z < n - 1));
+          const bool interior =
+              x > 0 && x < n - 1 && y > 0 && y < n - 1 && (!c.three_d || (z > 0 && z < n - 1));
           if (interior)
             EXPECT_EQ(row_sum(c.A, row), 0.0) << "row " << row;
           else
@@ -366,8 +370,8 @@ TEST(Generators, RmatIsPowerLaw) {
   EXPECT_EQ(A.num_cols, 1 << scale);
   EXPECT_TRUE(values_in_unit_interval(A));
   const int64_t edges = static_cast<int64_t>(ef) << scale;
-  EXPECT_LE(A.nnz(), edges);          // duplicates merged
-  EXPECT_GT(A.nnz(), edges / 2);      // but most edges are distinct
+  EXPECT_LE(A.nnz(), edges);      // duplicates merged
+  EXPECT_GT(A.nnz(), edges / 2);  // but most edges are distinct
   const double avg = static_cast<double>(A.nnz()) / A.num_rows;
   EXPECT_GT(static_cast<double>(max_row_length(A)) / avg, 20.0);
   int64_t empty = 0;
@@ -404,8 +408,8 @@ TEST(Generators, SameSpecTwiceIsIdentical) {
 TEST(Generators, DifferentSeedsDiffer) {
   EXPECT_FALSE(same_arrays(gen::elasticity3d(4, 3, 1), gen::elasticity3d(4, 3, 2)));
   EXPECT_FALSE(same_arrays(gen::banded(1000, 5, 0.5, 1), gen::banded(1000, 5, 0.5, 2)));
-  EXPECT_FALSE(same_arrays(gen::uniform_random(1000, 1000, 5, 1),
-                           gen::uniform_random(1000, 1000, 5, 2)));
+  EXPECT_FALSE(
+      same_arrays(gen::uniform_random(1000, 1000, 5, 1), gen::uniform_random(1000, 1000, 5, 2)));
   EXPECT_FALSE(same_arrays(gen::rmat(10, 8, 1), gen::rmat(10, 8, 2)));
   // The pattern itself changes, not only the values.
   EXPECT_NE(gen::rmat(10, 8, 1).entries, gen::rmat(10, 8, 2).entries);
@@ -421,16 +425,16 @@ TEST(Generators, PinnedFingerprints) {
     uint64_t fingerprint;
   };
   const Pinned pinned[] = {
-      {"gen:rmat:scale=8,ef=4,seed=3", 0, 0},
-      {"gen:uniform:n=200,cols=300,avg=5,seed=2", 0, 0},
-      {"gen:banded:n=300,bw=4,fill=0.3,seed=5", 0, 0},
-      {"gen:elasticity:n=3,dof=2,seed=7", 0, 0},
+      {"gen:rmat:scale=8,ef=4,seed=3", 831, 0x3e41526c02529c24ull},
+      {"gen:uniform:n=200,cols=300,avg=5,seed=2", 991, 0xcc10be75e0ac13efull},
+      {"gen:banded:n=300,bw=4,fill=0.3,seed=5", 986, 0x15750a50141e3507ull},
+      {"gen:elasticity:n=3,dof=2,seed=7", 1372, 0x2b38cbf891b55114ull},
   };
   for (const Pinned& p : pinned) {
     const HostCsr A = gen::from_spec(p.spec);
     EXPECT_EQ(A.nnz(), p.nnz) << p.spec;
-    EXPECT_EQ(fingerprint(A), p.fingerprint) << p.spec << " fingerprint 0x" << std::hex
-                                             << fingerprint(A);
+    EXPECT_EQ(fingerprint(A), p.fingerprint)
+        << p.spec << " fingerprint 0x" << std::hex << fingerprint(A);
   }
 }
 
@@ -443,8 +447,7 @@ TEST(Generators, FromSpecMatchesTheFunctions) {
   expect_same_arrays(gen::from_spec("gen:poisson3d:n=6"), gen::poisson3d(6, 7));
   expect_same_arrays(gen::from_spec("gen:poisson3d:points=27,n=6"), gen::poisson3d(6, 27));
   expect_same_arrays(gen::from_spec("gen:elasticity:n=3"), gen::elasticity3d(3, 3, 1));
-  expect_same_arrays(gen::from_spec("gen:elasticity:n=3,dof=2,seed=9"),
-                     gen::elasticity3d(3, 2, 9));
+  expect_same_arrays(gen::from_spec("gen:elasticity:n=3,dof=2,seed=9"), gen::elasticity3d(3, 2, 9));
   expect_same_arrays(gen::from_spec("gen:banded:n=500,bw=3"), gen::banded(500, 3, 0.5, 1));
   expect_same_arrays(gen::from_spec("gen:banded:n=500,bw=3,fill=0.25,seed=4"),
                      gen::banded(500, 3, 0.25, 4));
@@ -550,6 +553,7 @@ TEST(Generators, FunctionsRejectBadArguments) {
   EXPECT_THROW(gen::elasticity3d(3, 0), InvalidArgument);
   EXPECT_THROW(gen::elasticity3d(3, 65), InvalidArgument);
   EXPECT_THROW(gen::elasticity3d(900, 3), InvalidArgument);
+  EXPECT_THROW(gen::elasticity3d(2000000, 64), InvalidArgument);  // n^3 * dof overflows int64
   EXPECT_THROW(gen::banded(0, 1), InvalidArgument);
   EXPECT_THROW(gen::banded(10, -1), InvalidArgument);
   EXPECT_THROW(gen::banded(10, 1, -0.1), InvalidArgument);

@@ -10,7 +10,7 @@ function(run_step what)
 endfunction()
 run_step("install" ${CMAKE_COMMAND} --install "${SPROCKET_BUILD_DIR}" --prefix "${SCRATCH_DIR}/prefix")
 run_step("configure consumer" ${CMAKE_COMMAND} -S "${CONSUMER_SOURCE}" -B "${SCRATCH_DIR}/build"
-  "-DCMAKE_PREFIX_PATH=${SCRATCH_DIR}/prefix;${KOKKOS_PREFIX_PATH}"
+  "-DCMAKE_PREFIX_PATH=${SCRATCH_DIR}/prefix"
   "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" -DCMAKE_BUILD_TYPE=Release)
 run_step("build consumer" ${CMAKE_COMMAND} --build "${SCRATCH_DIR}/build")
 run_step("run consumer" "${SCRATCH_DIR}/build/sprocket_consumer")
