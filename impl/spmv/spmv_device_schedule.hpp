@@ -1,0 +1,140 @@
+#pragma once
+// The schedule of Sprocket_Spmv.hpp copied to the plan's memory space in the form the executors
+// read. Built once at analysis; executors only read it.
+//
+//  - vrow_bounds: row boundaries of the virtual rows;
+//  - bins: one entry per non-split bin, with the list of its virtual rows (GPU and portable
+//    executors launch one kernel per bin);
+//  - split rows: rows cut into chunks of `split_chunk` entries, each chunk reduced by one team and
+//    added into y atomically after y(row) was scaled by beta;
+//  - host executor: the kernel of each virtual row and an nnz-balanced cut of the virtual rows
+//    into contiguous parts, one per host thread, so each thread streams through its rows in order.
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+#include <vector>
+
+#include "Sprocket_Spmv.hpp"
+
+namespace Sprocket {
+namespace Impl {
+
+template <class Ordinal, class Device>
+struct SpmvBinDevice {
+  SpmvKernel kernel = SpmvKernel::thread_per_row;
+  int64_t num_vrows = 0;
+  int64_t rows_per_vrow = 1;  ///< upper bound: U (1 for split rows)
+  int64_t max_row = 0;
+  Kokkos::View<Ordinal*, Device> vrows;
+};
+
+template <class Ordinal, class Device>
+struct SpmvDeviceSchedule {
+  using ordinal_view = Kokkos::View<Ordinal*, Device>;
+  ordinal_view vrow_bounds;
+  std::vector<SpmvBinDevice<Ordinal, Device>> bins;
+
+  int64_t num_split_rows = 0;
+  int64_t num_split_chunks = 0;
+  int64_t split_chunk = 1;
+  ordinal_view split_rows;                        ///< the rows handled by chunks
+  Kokkos::View<int64_t*, Device> split_chunk_begin;  ///< first chunk of each split row (n + 1)
+  ordinal_view chunk_split_index;                 ///< which split row each chunk belongs to
+
+  // Host executor only.
+  Kokkos::View<uint8_t*, Device> vrow_kernel;     ///< SpmvKernel of each virtual row
+  std::vector<int64_t> part_begin;                ///< virtual rows [part_begin[p], part_begin[p+1])
+  Kokkos::View<int64_t*, Device> part_begin_view;
+};
+
+/// Builds the device schedule. `host_parts` > 0 also builds the host executor's partition into
+/// that many parts; on the host target team_per_row virtual rows are split across threads, so
+/// they join the split rows there.
+template <class Ordinal, class Device>
+SpmvDeviceSchedule<Ordinal, Device> make_device_schedule(const SpmvSchedule& s,
+                                                        const std::vector<int64_t>& row_map,
+                                                        int host_parts) {
+  using HostSpace = Kokkos::HostSpace;
+  SpmvDeviceSchedule<Ordinal, Device> d;
+  const bool host_target = s.target == SpmvTarget::host;
+  auto to_device = [](const std::vector<int64_t>& v, const char* label) {
+    Kokkos::View<Ordinal*, Device> out(Kokkos::ViewAllocateWithoutInitializing(label), v.size());
+    auto h = Kokkos::create_mirror_view(out);
+    for (size_t i = 0; i < v.size(); ++i) h(i) = static_cast<Ordinal>(v[i]);
+    Kokkos::deep_copy(out, h);
+    return out;
+  };
+  d.vrow_bounds = to_device(s.vrow_bounds, "Sprocket::spmv::vrow_bounds");
+
+  std::vector<int64_t> split_rows;
+  std::vector<uint8_t> vrow_kernel(s.num_vrows(), 0);
+  for (const auto& bin : s.bins) {
+    const bool to_split = bin.kernel == SpmvKernel::split_row ||
+                          (host_target && bin.kernel == SpmvKernel::team_per_row);
+    for (int64_t v : bin.vrows) vrow_kernel[v] = static_cast<uint8_t>(to_split ? SpmvKernel::split_row : bin.kernel);
+    if (to_split) {
+      for (int64_t v : bin.vrows)
+        for (int64_t r = s.vrow_bounds[v]; r < s.vrow_bounds[v + 1]; ++r) split_rows.push_back(r);
+      continue;
+    }
+    SpmvBinDevice<Ordinal, Device> b;
+    b.kernel = bin.kernel;
+    b.num_vrows = static_cast<int64_t>(bin.vrows.size());
+    b.rows_per_vrow = s.virtual_row_size;
+    b.max_row = bin.max_row;
+    b.vrows = to_device(bin.vrows, "Sprocket::spmv::bin_vrows");
+    d.bins.push_back(b);
+  }
+  std::sort(split_rows.begin(), split_rows.end());
+
+  d.split_chunk = s.split_chunk > 0 ? s.split_chunk : 4096;
+  d.num_split_rows = static_cast<int64_t>(split_rows.size());
+  std::vector<int64_t> chunk_begin(split_rows.size() + 1, 0), chunk_index;
+  for (size_t i = 0; i < split_rows.size(); ++i) {
+    const int64_t len = row_map[split_rows[i] + 1] - row_map[split_rows[i]];
+    const int64_t chunks = std::max<int64_t>(1, (len + d.split_chunk - 1) / d.split_chunk);
+    chunk_begin[i + 1] = chunk_begin[i] + chunks;
+    for (int64_t c = 0; c < chunks; ++c) chunk_index.push_back(static_cast<int64_t>(i));
+  }
+  d.num_split_chunks = chunk_begin.back();
+  d.split_rows = to_device(split_rows, "Sprocket::spmv::split_rows");
+  d.chunk_split_index = to_device(chunk_index, "Sprocket::spmv::chunk_split_index");
+  d.split_chunk_begin = Kokkos::View<int64_t*, Device>("Sprocket::spmv::split_chunk_begin", chunk_begin.size());
+  {
+    auto h = Kokkos::create_mirror_view(d.split_chunk_begin);
+    for (size_t i = 0; i < chunk_begin.size(); ++i) h(i) = chunk_begin[i];
+    Kokkos::deep_copy(d.split_chunk_begin, h);
+  }
+
+  if (host_parts > 0) {
+    // nnz-balanced contiguous parts; a row also costs a little (row_map read, y write), counted
+    // as 2 entries. Split rows cost nothing here: their chunks are shared by all threads.
+    const int64_t nv = s.num_vrows();
+    std::vector<int64_t> cost(nv + 1, 0);
+    for (int64_t v = 0; v < nv; ++v) {
+      const int64_t r0 = s.vrow_bounds[v], r1 = s.vrow_bounds[v + 1];
+      const int64_t c = vrow_kernel[v] == static_cast<uint8_t>(SpmvKernel::split_row)
+                            ? 0
+                            : (row_map[r1] - row_map[r0]) + 2 * (r1 - r0);
+      cost[v + 1] = cost[v] + c;
+    }
+    d.part_begin.assign(host_parts + 1, nv);
+    d.part_begin[0] = 0;
+    for (int p = 1; p < host_parts; ++p) {
+      const int64_t target = cost[nv] * p / host_parts;
+      d.part_begin[p] = std::lower_bound(cost.begin(), cost.end(), target) - cost.begin();
+      d.part_begin[p] = std::max(d.part_begin[p], d.part_begin[p - 1]);
+    }
+    d.part_begin_view = Kokkos::View<int64_t*, Device>("Sprocket::spmv::part_begin", d.part_begin.size());
+    auto h = Kokkos::create_mirror_view(d.part_begin_view);
+    for (size_t i = 0; i < d.part_begin.size(); ++i) h(i) = d.part_begin[i];
+    Kokkos::deep_copy(d.part_begin_view, h);
+    d.vrow_kernel = Kokkos::View<uint8_t*, Device>("Sprocket::spmv::vrow_kernel", vrow_kernel.size());
+    auto hk = Kokkos::create_mirror_view(d.vrow_kernel);
+    for (size_t i = 0; i < vrow_kernel.size(); ++i) hk(i) = vrow_kernel[i];
+    Kokkos::deep_copy(d.vrow_kernel, hk);
+  }
+  return d;
+}
+
+}  // namespace Impl
+}  // namespace Sprocket

@@ -1,0 +1,191 @@
+#pragma once
+// SpmvPlan: analysis at construction (features, binning, kernel choice, optional autotune),
+// apply() dispatches to the execution space's implementation. Declared in Sprocket_Spmv.hpp.
+//
+// Device code lives in free functions (impl/spmv/spmv_kokkos.hpp, host/, cuda/): nvcc refuses
+// extended lambdas inside private member functions.
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <sstream>
+
+#include "Sprocket_CsrUtils.hpp"
+#include "impl/spmv/spmv_device_schedule.hpp"
+#include "impl/spmv/spmv_dispatch.hpp"
+
+namespace Sprocket {
+namespace Impl {
+
+/// y = beta * y (beta == 0: zeros), for alpha == 0 applies.
+template <class ExecSpace, class YView, class Scalar>
+void spmv_scale_only(const ExecSpace& space, Scalar beta, const YView& y) {
+  Kokkos::parallel_for(
+      "Sprocket::spmv::scale", Kokkos::RangePolicy<ExecSpace>(space, 0, y.extent(0)),
+      KOKKOS_LAMBDA(const int64_t i) { y(i) = beta == Scalar(0) ? Scalar(0) : beta * y(i); });
+}
+
+template <class CrsType>
+std::vector<int64_t> host_row_map(const CrsType& A) {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.graph.row_map);
+  std::vector<int64_t> row_map(A.numRows() + 1, 0);
+  if (h.extent(0) > 0)
+    for (size_t i = 0; i < row_map.size(); ++i) row_map[i] = static_cast<int64_t>(h(i));
+  return row_map;
+}
+
+}  // namespace Impl
+
+template <class CrsType>
+class SpmvPlan {
+  static_assert(is_crs_matrix_v<CrsType>, "SpmvPlan: the matrix must be a KokkosSparse::CrsMatrix");
+
+ public:
+  using matrix_type = CrsType;
+  using scalar_type = typename CrsType::non_const_value_type;
+  using ordinal_type = typename CrsType::non_const_ordinal_type;
+  using execution_space = typename CrsType::execution_space;
+  using memory_space = typename CrsType::memory_space;
+  using device_type = typename CrsType::device_type;
+  using device_schedule = Impl::SpmvDeviceSchedule<ordinal_type, device_type>;
+
+  explicit SpmvPlan(const CrsType& A, const SpmvOptions& options = {})
+      : A_(A), options_(options), target_(pick_target(options.backend)) {
+    row_map_ = Impl::host_row_map(A_);
+    schedule_ = build_spmv_schedule(row_map_, A_.numCols(), options_, target_);
+    device_ = make_device(schedule_);
+    if (options_.autotune && options_.kernel == SpmvKernel::automatic) autotune();
+  }
+
+  /// y = alpha * op(A) * x + beta * y on a default instance of the matrix's execution space.
+  template <class XView, class YView>
+  void apply(const char mode[], scalar_type alpha, const XView& x, scalar_type beta, const YView& y) const {
+    apply(execution_space(), mode, alpha, x, beta, y);
+  }
+
+  /// The same on a given execution-space instance (CUDA kernels run on its stream).
+  template <class XView, class YView>
+  void apply(const execution_space& space, const char mode[], scalar_type alpha, const XView& x,
+             scalar_type beta, const YView& y) const {
+    const Mode m = parse_mode(mode);
+    Impl::check_apply_extents("SpmvPlan::apply", m, A_.numRows(), A_.numCols(), x, y);
+    if constexpr (XView::rank == 2) {
+      for (size_t j = 0; j < x.extent(1); ++j)
+        apply_vector(space, m, alpha, Kokkos::subview(x, Kokkos::ALL(), j), beta,
+                     Kokkos::subview(y, Kokkos::ALL(), j));
+    } else {
+      apply_vector(space, m, alpha, x, beta, y);
+    }
+  }
+
+  /// What the analysis chose: target, features, U, bins and their kernels.
+  std::string describe() const {
+    std::ostringstream os;
+    os << "SpmvPlan<" << (std::is_same_v<scalar_type, float> ? "float" : "double") << "> on "
+       << execution_space::name() << "\n"
+       << schedule_.describe();
+    if (!autotune_report_.empty()) os << autotune_report_;
+    return os.str();
+  }
+
+  const SpmvSchedule& schedule() const { return schedule_; }
+  const SpmvOptions& options() const { return options_; }
+  SpmvTarget target() const { return target_; }
+  const CrsType& matrix() const { return A_; }
+
+ private:
+  static SpmvTarget pick_target(Backend backend) {
+    constexpr bool gpu = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible;
+    if (backend == Backend::portable) return gpu ? SpmvTarget::portable_gpu : SpmvTarget::portable_cpu;
+    if constexpr (Impl::is_cuda_space_v<execution_space>) return SpmvTarget::cuda;
+    if constexpr (Impl::is_host_space_v<execution_space>) return SpmvTarget::host;
+    return gpu ? SpmvTarget::portable_gpu : SpmvTarget::portable_cpu;
+  }
+
+  device_schedule make_device(const SpmvSchedule& s) const {
+    const int parts = target_ == SpmvTarget::host ? std::max(1, execution_space().concurrency()) : 0;
+    return Impl::make_device_schedule<ordinal_type, device_type>(s, row_map_, parts);
+  }
+
+  template <class XView, class YView>
+  void apply_vector(const execution_space& space, Mode mode, scalar_type alpha, const XView& x,
+                    scalar_type beta, const YView& y) const {
+    if (y.extent(0) == 0) return;
+    if (alpha == scalar_type(0) || x.extent(0) == 0) {
+      Impl::spmv_scale_only(space, beta, y);
+      return;
+    }
+    if (mode == Mode::N) {
+      Impl::spmv_dispatch(space, target_, A_, device_, alpha, x, beta, y);
+    } else if (options_.transpose == SpmvTranspose::scatter) {
+      Impl::kokkos::spmv_transpose_scatter(space, A_, alpha, x, beta, y);
+    } else {
+      if (!transpose_plan_) {
+        SpmvOptions transposed_options = options_;
+        transposed_options.autotune = false;
+        transpose_plan_ = std::make_shared<SpmvPlan>(Sprocket::transpose(A_), transposed_options);
+      }
+      transpose_plan_->apply_vector(space, Mode::N, alpha, x, beta, y);
+    }
+  }
+
+  // Measures the model's decision against nearby alternatives and keeps the fastest.
+  void autotune() {
+    SpmvDecision base = spmv_model_decide(schedule_.features, target_);
+    std::vector<std::pair<SpmvDecision, std::string>> candidates{{base, "model"}};
+    for (int factor : {4, 16}) {
+      SpmvDecision d = base;
+      d.virtual_row_size = std::max(1, base.virtual_row_size / factor);
+      candidates.push_back({d, "model, U/" + std::to_string(factor)});
+      d.virtual_row_size = std::min(1 << 20, base.virtual_row_size * factor);
+      candidates.push_back({d, "model, U*" + std::to_string(factor)});
+    }
+    for (SpmvKernel k : {SpmvKernel::thread_per_row, SpmvKernel::subvector2, SpmvKernel::subvector4,
+                         SpmvKernel::subvector8, SpmvKernel::subvector32}) {
+      SpmvDecision d = base;
+      d.single_bin = true;
+      d.single_bin_kernel = k;
+      candidates.push_back({d, std::string("single bin, ") + to_string(k)});
+    }
+    using XV = Kokkos::View<scalar_type*, device_type>;
+    XV x("Sprocket::spmv::autotune_x", A_.numCols()), y("Sprocket::spmv::autotune_y", A_.numRows());
+    Kokkos::deep_copy(x, scalar_type(1));
+    const execution_space space;
+    std::ostringstream report;
+    report << "autotune (median of " << options_.autotune_repeats << " applies):\n";
+    double best = 1e300;
+    for (auto& [decision, name] : candidates) {
+      SpmvSchedule s = build_spmv_schedule(row_map_, A_.numCols(), options_, target_, decision, "autotune: " + name);
+      device_schedule d = make_device(s);
+      Impl::spmv_dispatch(space, target_, A_, d, scalar_type(1), x, scalar_type(0), y);  // warm-up
+      std::vector<double> t;
+      for (int r = 0; r < std::max(1, options_.autotune_repeats); ++r) {
+        space.fence();
+        const auto t0 = std::chrono::steady_clock::now();
+        Impl::spmv_dispatch(space, target_, A_, d, scalar_type(1), x, scalar_type(0), y);
+        space.fence();
+        t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      }
+      std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
+      const double median = t[t.size() / 2];
+      report << "  " << name << ": " << median * 1e3 << " ms\n";
+      if (median < best) {
+        best = median;
+        schedule_ = std::move(s);
+        device_ = std::move(d);
+      }
+    }
+    autotune_report_ = report.str();
+  }
+
+  CrsType A_;
+  SpmvOptions options_;
+  SpmvTarget target_;
+  std::vector<int64_t> row_map_;
+  SpmvSchedule schedule_;
+  device_schedule device_;
+  std::string autotune_report_;
+  mutable std::shared_ptr<SpmvPlan> transpose_plan_;
+};
+
+}  // namespace Sprocket

@@ -1,0 +1,84 @@
+#pragma once
+/// \file Sprocket_Operator.hpp
+/// The pattern every Sprocket operator follows (SpMV, BSR SpMV, SpMM, SDDMM, SpGEMM):
+///
+///   auto op = Sprocket::SpmvPlan<Crs>(A, options);     // analysis: once per sparsity pattern;
+///                                                     //   may allocate, reorder, choose kernels
+///   op.apply("N", alpha, X, beta, Y);                 // apply: allocation-free, repeatable;
+///   op.apply(space, "N", alpha, X, beta, Y);          //   optionally on an execution-space instance
+///   std::cout << op.describe();                       // what the analysis chose, human-readable
+///
+/// apply() validates its arguments (mode, ranks, extents) and throws InvalidArgument naming the
+/// sizes; the implementation behind it is chosen per execution space by the kernel's
+/// impl/<kernel>/<kernel>_dispatch.hpp: a CUDA specialization (impl/<kernel>/cuda/) for
+/// Kokkos::Cuda, a host specialization (impl/<kernel>/host/) for OpenMP and Serial, and the
+/// portable Kokkos implementation (impl/<kernel>/<kernel>_kokkos.hpp) for every other space or
+/// when `Backend::portable` is forced. Values of A may change between applies (the plan keeps
+/// A's Views, not a copy); its pattern may not.
+
+#include <Kokkos_Core.hpp>
+#include <string>
+#include <type_traits>
+
+#include "Sprocket_Error.hpp"
+
+namespace Sprocket {
+
+/// op(A): "N" = A, "T" = A^T. Conjugate modes are not supported (real scalars only).
+enum class Mode { N, T };
+
+inline Mode parse_mode(const char* mode) {
+  const std::string m = mode ? mode : "";
+  if (m == "N" || m == "n") return Mode::N;
+  if (m == "T" || m == "t") return Mode::T;
+  throw InvalidArgument("Sprocket: mode \"" + m + "\" is not supported (use \"N\" or \"T\")");
+}
+
+inline const char* to_string(Mode mode) { return mode == Mode::N ? "N" : "T"; }
+
+/// Which implementation family an operator uses.
+enum class Backend {
+  automatic,  ///< the execution space's specialization (CUDA or host) where one exists
+  portable,   ///< the portable Kokkos implementation, on any space (for tests and comparisons)
+};
+
+namespace Impl {
+
+template <class ExecSpace>
+inline constexpr bool is_cuda_space_v =
+#ifdef KOKKOS_ENABLE_CUDA
+    std::is_same_v<ExecSpace, Kokkos::Cuda>;
+#else
+    false;
+#endif
+
+template <class ExecSpace>
+inline constexpr bool is_host_space_v =
+#ifdef KOKKOS_ENABLE_OPENMP
+    std::is_same_v<ExecSpace, Kokkos::OpenMP> ||
+#endif
+#ifdef KOKKOS_ENABLE_SERIAL
+    std::is_same_v<ExecSpace, Kokkos::Serial> ||
+#endif
+    false;
+
+/// Extents check shared by every operator's apply: y = op(A) x with A rows x cols.
+template <class XView, class YView>
+void check_apply_extents(const char* who, Mode mode, int64_t rows, int64_t cols, const XView& x,
+                         const YView& y) {
+  static_assert(Kokkos::is_view<XView>::value && Kokkos::is_view<YView>::value,
+                "Sprocket: X and Y must be Kokkos::Views");
+  static_assert(int(XView::rank) == int(YView::rank), "Sprocket: X and Y must have the same rank");
+  static_assert(XView::rank == 1 || XView::rank == 2, "Sprocket: X and Y must be rank 1 or 2");
+  static_assert(!std::is_const_v<typename YView::value_type>, "Sprocket: Y must not be const");
+  const int64_t in = mode == Mode::N ? cols : rows, out = mode == Mode::N ? rows : cols;
+  SPROCKET_REQUIRE(static_cast<int64_t>(x.extent(0)) == in && static_cast<int64_t>(y.extent(0)) == out,
+                   who, ": op(A) is ", out, " x ", in, " (mode ", to_string(mode), ", A is ", rows,
+                   " x ", cols, ") but x has ", x.extent(0), " rows and y has ", y.extent(0));
+  if constexpr (XView::rank == 2)
+    SPROCKET_REQUIRE(x.extent(1) == y.extent(1), who, ": x has ", x.extent(1), " columns but y has ",
+                     y.extent(1));
+}
+
+}  // namespace Impl
+}  // namespace Sprocket

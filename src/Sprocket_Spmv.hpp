@@ -1,0 +1,149 @@
+#pragma once
+/// \file Sprocket_Spmv.hpp
+/// Adaptive CSR SpMV (paper: autotuned-spmv, Hou, Feng and Che).
+///
+///   Sprocket::SpmvPlan<Crs> plan(A);            // analysis: features, binning, kernel choice
+///   plan.apply("N", alpha, x, beta, y);          // y = alpha * op(A) * x + beta * y
+///   std::cout << plan.describe();
+///
+/// Analysis groups U adjacent rows into a "virtual row"; each virtual row falls into a bin by its
+/// average row length (log2 classes of the paper's workload / U), and each bin is run by the
+/// kernel that suits it: thread-per-row, a sub-vector of X lanes per row (X = 2..32),
+/// team-per-row, or split-row for rows too long for one team (rows with 10^5+ entries in
+/// power-law graphs). U and the kernel per bin come from a decision model trained offline
+/// (perf_tests/spmv_train, generated into impl/spmv/spmv_model_generated.cpp), or from a measured
+/// autotune at analysis time (SpmvOptions::autotune), or are forced through SpmvOptions.
+///
+/// Semantics are KokkosSparse::spmv's: beta == 0 overwrites y without reading it (NaN in y does
+/// not propagate), alpha == 0 only scales y by beta. Rank-2 x and y (several vectors, any
+/// layout) go through the same plan, column by column. Mode "T" uses a cached transpose plan
+/// built on the first transposed apply (SpmvTranspose::cached, the default: that first apply
+/// allocates) or scatters with atomics without forming A^T (SpmvTranspose::scatter).
+///
+/// Thread safety: apply() is const and may run concurrently on one plan, except the first
+/// transposed apply of a cached-transpose plan, which builds the transpose.
+
+#include <Kokkos_Core.hpp>
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "Sprocket_Crs.hpp"
+#include "Sprocket_Error.hpp"
+#include "Sprocket_Operator.hpp"
+
+namespace Sprocket {
+
+/// The SpMV kernel family. Every kernel computes any set of rows correctly; they differ in how
+/// many threads (lanes) cooperate on one row.
+enum class SpmvKernel : int {
+  thread_per_row = 0,  ///< one thread (GPU) / one accumulator chain (host) per row
+  subvector2,          ///< X = 2 lanes per row: GPU sub-warp with shuffles; host: 2 interleaved sums
+  subvector4,
+  subvector8,
+  subvector16,
+  subvector32,         ///< a full warp per row on NVIDIA GPUs
+  team_per_row,        ///< a team (thread block) per row; on the host, a row split across threads
+  split_row,           ///< a row cut into chunks spread over many teams, partial sums added atomically
+  automatic = -1,      ///< let the analysis choose (options only)
+};
+inline constexpr int num_spmv_kernels = 8;
+
+const char* to_string(SpmvKernel kernel);
+/// Parses the names printed by to_string; throws InvalidArgument listing the valid names.
+SpmvKernel spmv_kernel_from_string(const std::string& name);
+/// Lanes per row of a sub-vector kernel (1 for thread_per_row, 0 for team/split).
+int spmv_kernel_lanes(SpmvKernel kernel);
+
+enum class SpmvBinning {
+  automatic,   ///< the model decides between binning and a single bin
+  binned,      ///< virtual rows binned by length, one kernel per bin
+  single_bin,  ///< every row in one bin (the paper's single-bin strategy)
+};
+
+enum class SpmvTranspose { cached, scatter };
+
+/// Which implementation the analysis targets; decides the model and defaults.
+enum class SpmvTarget { host, cuda, portable_cpu, portable_gpu };
+const char* to_string(SpmvTarget target);
+
+struct SpmvOptions {
+  /// Force one kernel for every row (single bin, even for very long rows); automatic: choose.
+  SpmvKernel kernel = SpmvKernel::automatic;
+  SpmvBinning binning = SpmvBinning::automatic;
+  /// U, rows per virtual row; 0: the model's choice. Must be 0 or in [1, 2^20].
+  int virtual_row_size = 0;
+  /// Rows longer than this go to the split-row kernel when binning; 0: the target's default.
+  int64_t split_row_threshold = 0;
+  /// Entries per split-row chunk; 0: the target's default.
+  int64_t split_chunk = 0;
+  /// Measure the model's choice and its neighbours at analysis time and keep the fastest.
+  bool autotune = false;
+  int autotune_repeats = 5;
+  SpmvTranspose transpose = SpmvTranspose::cached;
+  Backend backend = Backend::automatic;
+};
+
+/// Matrix features the model decides from (Table I of the paper plus the row-length histogram).
+struct SpmvFeatures {
+  int64_t rows = 0, cols = 0, nnz = 0;
+  int64_t min_row = 0, max_row = 0;
+  double avg_row = 0, var_row = 0;
+  /// log2 histogram: bucket 0 = empty rows, bucket k = lengths in [2^(k-1), 2^k)
+  std::vector<int64_t> histogram;
+};
+
+/// Bin classes: class 0 holds virtual rows whose average row length is < 1, class c >= 1 those
+/// with average length in [2^(c-1), 2^c).
+inline constexpr int num_spmv_classes = 32;
+
+/// The model's answer.
+struct SpmvDecision {
+  int virtual_row_size = 1;
+  bool single_bin = false;
+  SpmvKernel single_bin_kernel = SpmvKernel::thread_per_row;
+  std::array<SpmvKernel, num_spmv_classes> kernel_for_class{};
+};
+
+/// What analysis produced: the virtual rows, the bins and their kernels. Host-side, inspectable.
+struct SpmvSchedule {
+  SpmvTarget target = SpmvTarget::host;
+  SpmvFeatures features;
+  int virtual_row_size = 1;
+  bool single_bin = false;
+  std::string decided_by;  ///< "model", "forced", "autotune", "options"
+  int64_t split_row_threshold = 0;
+  int64_t split_chunk = 0;
+  /// Virtual row v covers rows [vrow_bounds[v], vrow_bounds[v+1]): at most U rows, except that
+  /// a row longer than split_row_threshold always forms its own virtual row.
+  std::vector<int64_t> vrow_bounds{0};
+  struct Bin {
+    SpmvKernel kernel = SpmvKernel::thread_per_row;
+    int class_lo = 0, class_hi = 0;  ///< classes merged into this bin (inclusive)
+    std::vector<int64_t> vrows;      ///< virtual rows of this bin, increasing
+    int64_t rows = 0, nnz = 0, max_row = 0;
+  };
+  std::vector<Bin> bins;
+
+  int64_t num_vrows() const { return static_cast<int64_t>(vrow_bounds.size()) - 1; }
+  std::string describe() const;
+};
+
+/// Features from a row map (host copy).
+SpmvFeatures spmv_features(const std::vector<int64_t>& row_map, int64_t num_cols);
+/// The trained model (impl/spmv/spmv_model_generated.cpp).
+SpmvDecision spmv_model_decide(const SpmvFeatures& features, SpmvTarget target);
+/// Builds the schedule from the row map, the options and the target (the model is consulted
+/// for whatever the options leave open). Throws InvalidArgument on bad options.
+SpmvSchedule build_spmv_schedule(const std::vector<int64_t>& row_map, int64_t num_cols,
+                                 const SpmvOptions& options, SpmvTarget target);
+/// Same, with an explicit decision (autotune candidates).
+SpmvSchedule build_spmv_schedule(const std::vector<int64_t>& row_map, int64_t num_cols,
+                                 const SpmvOptions& options, SpmvTarget target,
+                                 const SpmvDecision& decision, const std::string& decided_by);
+
+}  // namespace Sprocket
+
+#include "impl/spmv/spmv_plan.hpp"
