@@ -11,7 +11,7 @@
 /// kernel that suits it: thread-per-row, a sub-vector of X lanes per row (X = 2..32),
 /// team-per-row, or split-row for rows too long for one team (rows with 10^5+ entries in
 /// power-law graphs). U and the kernel per bin come from a decision model trained offline
-/// (perf_tests/spmv_train, generated into impl/spmv/spmv_model_generated.cpp), or from a measured
+/// (perf_tests/spmv_train.cpp, generated into impl/spmv/spmv_model_{cpu,gpu}_generated.cpp), or from a measured
 /// autotune at analysis time (SpmvOptions::autotune), or are forced through SpmvOptions.
 ///
 /// Semantics are KokkosSparse::spmv's: beta == 0 overwrites y without reading it (NaN in y does
@@ -27,6 +27,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,7 @@ struct SpmvOptions {
   Backend backend = Backend::automatic;
 };
 
+
 /// Matrix features the model decides from (Table I of the paper plus the row-length histogram).
 struct SpmvFeatures {
   int64_t rows = 0, cols = 0, nnz = 0;
@@ -105,6 +107,11 @@ struct SpmvDecision {
   bool single_bin = false;
   SpmvKernel single_bin_kernel = SpmvKernel::thread_per_row;
   std::array<SpmvKernel, num_spmv_classes> kernel_for_class{};
+};
+
+/// Options plus an explicit decision, bypassing the model (tuning tools, experiments).
+struct SpmvTuningOptions : SpmvOptions {
+  std::optional<SpmvDecision> decision;
 };
 
 /// What analysis produced: the virtual rows, the bins and their kernels. Host-side, inspectable.

@@ -57,6 +57,16 @@ class SpmvPlan {
     if (options_.autotune && options_.kernel == SpmvKernel::automatic) autotune();
   }
 
+  /// With an explicit decision (SpmvTuningOptions::decision), for tuning tools.
+  explicit SpmvPlan(const CrsType& A, const SpmvTuningOptions& options)
+      : A_(A), options_(options), target_(pick_target(options.backend)) {
+    row_map_ = Impl::host_row_map(A_);
+    schedule_ = options.decision
+                    ? build_spmv_schedule(row_map_, A_.numCols(), options_, target_, *options.decision, "options")
+                    : build_spmv_schedule(row_map_, A_.numCols(), options_, target_);
+    device_ = make_device(schedule_);
+  }
+
   /// y = alpha * op(A) * x + beta * y on a default instance of the matrix's execution space.
   template <class XView, class YView>
   void apply(const char mode[], scalar_type alpha, const XView& x, scalar_type beta, const YView& y) const {

@@ -218,8 +218,11 @@ std::string SpmvSchedule::describe() const {
      << ", row length min " << features.min_row << " avg " << std::setprecision(4) << features.avg_row
      << " max " << features.max_row << " variance " << features.var_row << "\n"
      << "  " << (single_bin ? "single bin" : "binned") << ", U = " << virtual_row_size << " rows per virtual row, "
-     << num_vrows() << " virtual rows; rows longer than " << split_row_threshold
-     << " split in chunks of " << split_chunk << "\n";
+     << num_vrows() << " virtual rows";
+  if (single_bin)
+    os << "; one kernel for every row\n";
+  else
+    os << "; rows longer than " << split_row_threshold << " split in chunks of " << split_chunk << "\n";
   for (const Bin& b : bins) {
     os << "  bin " << std::left << std::setw(14) << to_string(b.kernel) << std::right
        << " avg row length " << std::setw(16) << std::left << class_range(b.class_lo, b.class_hi) << std::right

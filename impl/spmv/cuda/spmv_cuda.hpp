@@ -1,20 +1,201 @@
 #pragma once
-// CUDA specialization of the SpMV kernel family (placeholder: forwards to the portable path until
-// the hand-written kernels land).
+// CUDA specialization of the SpMV kernel family (paper: autotuned-spmv, Section III-B). Same
+// semantics and schedule as the portable path (impl/spmv/spmv_kokkos.hpp); hand-written kernels
+// (impl/spmv/cuda/spmv_cuda_kernels.cuh) launched on the execution-space instance's stream.
+//
+// The executor walks the bins of the device schedule, one launch per bin by its kernel, then the
+// split rows (two launches). Bins are disjoint sets of rows and every launch goes to the same
+// stream, so the launches need no synchronization between them, and apply returns without
+// waiting for the GPU (launch errors are checked with cudaGetLastError, which does not block).
+//
+// Kernels and launch configurations (every block has 256 threads, the paper's work-group size:
+// 8 warps, enough to hide latency, small enough for 8 resident blocks per SM):
+//   thread_per_row  kernel-serial. One thread per slot (virtual row vi, row j < U in it), so
+//                   num_vrows * U threads, ceil(num_vrows * U / 256) blocks; slots past the end
+//                   of a short virtual row idle. For large U consecutive threads take consecutive
+//                   rows: row_map and y accesses coalesce. Suits rows of a few entries.
+//   subvectorX      kernel-subvectorX, X in {2, 4, 8, 16, 32}. X consecutive lanes of a warp per
+//                   slot, 256 / X slots per block, ceil(num_vrows * U * X / 256) blocks. The lanes
+//                   stride over the row (coalesced entries/values), then a butterfly of
+//                   __shfl_xor_sync over the group's lanes, with the group's own mask so groups
+//                   of a warp may diverge; lane 0 of the group writes y. The paper stages the
+//                   products in local memory and reduces there; registers and shuffles do the
+//                   same reduction without shared memory or barriers.
+//   team_per_row    kernel-vector. One block per virtual row (num_vrows blocks), rows in turn;
+//                   the 256 threads stride over the row, reduce per warp with shuffles, then warp
+//                   0 reduces the 8 warp sums from shared memory. Two shared buffers used
+//                   alternately make one __syncthreads per row enough.
+//   split_row       not in the paper (rows of 10^5+ entries would serialize one block). A
+//                   grid-stride kernel scales y(r) by beta for the split rows (beta == 0 writes 0
+//                   without reading y), then one block per chunk of split_chunk entries reduces
+//                   its chunk as team_per_row does and thread 0 does atomicAdd(&y(r), alpha *
+//                   partial). Chunks of one row add in any order: float results may differ in the
+//                   last bits from run to run.
+//
+// Every kernel writes every row of its virtual rows, empty rows included, as
+// y(r) = beta == 0 ? alpha * sum : beta * y(r) + alpha * sum (NaN in y does not propagate when
+// beta == 0). Grid sizes are computed in int64 and clamped to spmv_max_blocks; the kernels loop
+// grid-stride, so counts beyond 2^31 - 1 threads are covered. x and y are passed as data() and
+// stride(0), which covers LayoutLeft, LayoutRight and the LayoutStride column subviews the plan
+// makes of rank-2 LayoutRight Views. Read-only arrays go through __ldg.
+//
+// Scalars other than float and double (or y of another type than the scalar) have no native
+// atomicAdd / shuffle here: they take the portable path.
+#include <Kokkos_Core.hpp>
+
+#include "Sprocket_Error.hpp"
 #include "impl/spmv/spmv_kokkos.hpp"
 
 #ifdef KOKKOS_ENABLE_CUDA
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "impl/spmv/cuda/spmv_cuda_kernels.cuh"
+
 namespace Sprocket {
 namespace Impl {
 namespace cuda {
 
+/// Grid clamp: far above what an H100/H200 keeps resident (about 1000 blocks of 256), far below
+/// the 2^31 - 1 limit of gridDim.x; more work is covered by the kernels' grid-stride loops.
+inline constexpr int64_t spmv_max_blocks = int64_t(1) << 20;
+
+inline unsigned spmv_grid(int64_t threads_or_blocks, int64_t per_block) {
+  const int64_t blocks = (threads_or_blocks + per_block - 1) / per_block;
+  return static_cast<unsigned>(std::max<int64_t>(1, std::min(blocks, spmv_max_blocks)));
+}
+
+/// Throws Sprocket::Error if the last launch failed (does not synchronize).
+inline void spmv_check_launch(const char* kernel) {
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess)
+    throw Error(std::string("Sprocket::spmv (CUDA): launching ") + kernel + " failed: " +
+                cudaGetErrorName(err) + ": " + cudaGetErrorString(err));
+}
+
+template <class Scalar, class YValue>
+inline constexpr bool spmv_cuda_supported_v =
+    (std::is_same_v<Scalar, float> || std::is_same_v<Scalar, double>) && std::is_same_v<YValue, Scalar>;
+
+/// Raw pointers and strides of one apply.
+template <class Offset, class Ordinal, class Value, class XValue, class YValue, class Scalar>
+struct SpmvCudaArgs {
+  cudaStream_t stream;
+  const Offset* row_map;
+  const Ordinal* entries;
+  const Value* values;
+  const Ordinal* bounds;
+  Scalar alpha, beta;
+  const XValue* x;
+  int64_t x_stride;
+  YValue* y;
+  int64_t y_stride;
+};
+
+template <int X, class Args, class Bin>
+void spmv_launch_subvector(const Args& a, const Bin& bin) {
+  const int64_t slots = bin.num_vrows * bin.rows_per_vrow;
+  spmv_subvector_kernel<X><<<spmv_grid(slots * X, spmv_block_size), spmv_block_size, 0, a.stream>>>(
+      a.row_map, a.entries, a.values, bin.vrows.data(), a.bounds, slots, bin.rows_per_vrow, a.alpha, a.x,
+      a.x_stride, a.beta, a.y, a.y_stride);
+  spmv_check_launch("spmv_subvector_kernel");
+}
+
+template <class Args, class Bin>
+void spmv_launch_bin(const Args& a, const Bin& bin) {
+  if (bin.num_vrows <= 0) return;
+  const int64_t slots = bin.num_vrows * bin.rows_per_vrow;
+  switch (bin.kernel) {
+    case SpmvKernel::thread_per_row:
+      spmv_thread_per_row_kernel<<<spmv_grid(slots, spmv_block_size), spmv_block_size, 0, a.stream>>>(
+          a.row_map, a.entries, a.values, bin.vrows.data(), a.bounds, slots, bin.rows_per_vrow, a.alpha, a.x,
+          a.x_stride, a.beta, a.y, a.y_stride);
+      spmv_check_launch("spmv_thread_per_row_kernel");
+      break;
+    case SpmvKernel::subvector2: spmv_launch_subvector<2>(a, bin); break;
+    case SpmvKernel::subvector4: spmv_launch_subvector<4>(a, bin); break;
+    case SpmvKernel::subvector8: spmv_launch_subvector<8>(a, bin); break;
+    case SpmvKernel::subvector16: spmv_launch_subvector<16>(a, bin); break;
+    case SpmvKernel::subvector32: spmv_launch_subvector<32>(a, bin); break;
+    case SpmvKernel::team_per_row:
+      spmv_team_per_row_kernel<<<spmv_grid(bin.num_vrows, 1), spmv_block_size, 0, a.stream>>>(
+          a.row_map, a.entries, a.values, bin.vrows.data(), a.bounds, bin.num_vrows, a.alpha, a.x, a.x_stride,
+          a.beta, a.y, a.y_stride);
+      spmv_check_launch("spmv_team_per_row_kernel");
+      break;
+    default:
+      throw InvalidArgument("Sprocket::spmv (CUDA): bin with kernel " + std::string(to_string(bin.kernel)) +
+                            " reached the per-bin launcher");
+  }
+}
+
+template <class Args, class Sched>
+void spmv_launch_split_rows(const Args& a, const Sched& s) {
+  if (s.num_split_rows <= 0) return;
+  spmv_split_scale_kernel<<<spmv_grid(s.num_split_rows, spmv_block_size), spmv_block_size, 0, a.stream>>>(
+      s.split_rows.data(), s.num_split_rows, a.beta, a.y, a.y_stride);
+  spmv_check_launch("spmv_split_scale_kernel");
+  if (s.num_split_chunks <= 0) return;
+  spmv_split_chunk_kernel<<<spmv_grid(s.num_split_chunks, 1), spmv_block_size, 0, a.stream>>>(
+      a.row_map, a.entries, a.values, s.split_rows.data(), s.split_chunk_begin.data(), s.chunk_split_index.data(),
+      s.num_split_chunks, s.split_chunk, a.alpha, a.x, a.x_stride, a.y, a.y_stride);
+  spmv_check_launch("spmv_split_chunk_kernel");
+}
+
+/// Brackets the launches in a Kokkos Tools region (the raw launches have no parallel_for label);
+/// costs nothing (no string) when no tool is loaded.
+struct SpmvProfilingRegion {
+  explicit SpmvProfilingRegion(const char* name) : active(Kokkos::Tools::profileLibraryLoaded()) {
+    if (active) Kokkos::Tools::pushRegion(name);
+  }
+  ~SpmvProfilingRegion() {
+    if (active) Kokkos::Tools::popRegion();
+  }
+  bool active;
+  SpmvProfilingRegion(const SpmvProfilingRegion&) = delete;
+  SpmvProfilingRegion& operator=(const SpmvProfilingRegion&) = delete;
+};
+
+/// y = alpha * A * x + beta * y for rank-1 x and y (mode N), every bin then the split rows.
 template <class AMatrix, class Sched, class XView, class YView, class Scalar>
 void spmv_apply(const Kokkos::Cuda& space, const AMatrix& A, const Sched& s, Scalar alpha, const XView& x,
                 Scalar beta, const YView& y) {
-  kokkos::spmv_apply(space, A, s, alpha, x, beta, y);
+  static_assert(XView::rank == 1 && YView::rank == 1, "Sprocket::spmv (CUDA): x and y must be rank 1 here");
+  using YValue = typename YView::non_const_value_type;
+  if constexpr (!spmv_cuda_supported_v<Scalar, YValue>) {
+    kokkos::spmv_apply(space, A, s, alpha, x, beta, y);
+  } else {
+    static_assert(Kokkos::SpaceAccessibility<Kokkos::Cuda, typename XView::memory_space>::accessible &&
+                      Kokkos::SpaceAccessibility<Kokkos::Cuda, typename YView::memory_space>::accessible,
+                  "Sprocket::spmv (CUDA): x and y must be accessible from Kokkos::Cuda");
+    using Offset = typename AMatrix::non_const_size_type;
+    using Ordinal = typename AMatrix::non_const_ordinal_type;
+    using Value = typename AMatrix::non_const_value_type;
+    using XValue = typename XView::non_const_value_type;
+    using BoundsValue = typename decltype(s.vrow_bounds)::non_const_value_type;
+    static_assert(std::is_same_v<BoundsValue, Ordinal>, "Sprocket::spmv (CUDA): schedule and matrix ordinals differ");
+
+    SpmvProfilingRegion region("Sprocket::spmv::cuda");
+    const SpmvCudaArgs<Offset, Ordinal, Value, XValue, YValue, Scalar> args{
+        space.cuda_stream(),
+        A.graph.row_map.data(),
+        A.graph.entries.data(),
+        A.values.data(),
+        s.vrow_bounds.data(),
+        alpha,
+        beta,
+        x.data(),
+        static_cast<int64_t>(x.stride(0)),
+        y.data(),
+        static_cast<int64_t>(y.stride(0))};
+    for (const auto& bin : s.bins) spmv_launch_bin(args, bin);
+    spmv_launch_split_rows(args, s);
+  }
 }
 
 }  // namespace cuda
 }  // namespace Impl
 }  // namespace Sprocket
-#endif
+#endif  // KOKKOS_ENABLE_CUDA

@@ -27,7 +27,9 @@ KOKKOS_FORCEINLINE_FUNCTION Scalar row_dot(const Values* __restrict values, cons
   for (int l = 0; l < X; ++l) s[l] = Scalar(0);
   Offset k = begin;
   for (; k + X <= end; k += X) {
+#if defined(__GNUC__) && !defined(__CUDACC__) && !defined(__clang__)
 #pragma GCC unroll 32
+#endif
     for (int l = 0; l < X; ++l) s[l] += Scalar(values[k + l]) * Scalar(x(entries[k + l]));
   }
   for (int l = 0; k < end; ++k, ++l) s[l] += Scalar(values[k]) * Scalar(x(entries[k]));

@@ -1,0 +1,249 @@
+#pragma once
+// __global__ kernels of the CUDA SpMV family; the executor that launches them and the reasons for
+// the launch configurations are in impl/spmv/cuda/spmv_cuda.hpp. Every kernel computes
+//   y[r] = beta == 0 ? alpha * sum_r : beta * y[r] + alpha * sum_r,   sum_r = sum_k A(r, k) x[k]
+// for a set of rows given by the schedule (impl/spmv/spmv_device_schedule.hpp), except the
+// split-row pair, which scales y[r] first and then adds alpha * (partial sum) atomically.
+//
+// Arguments are raw pointers: the CSR arrays (Offset row_map, Ordinal entries, Value values), the
+// schedule arrays (Ordinal vrows / vrow bounds / split rows), and x and y as pointer + stride so
+// that rank-1 subviews of LayoutRight rank-2 Views (LayoutStride, stride = number of columns)
+// work as they are. Index arithmetic is int64_t throughout; grids are clamped on the host and
+// every kernel loops grid-stride, so counts beyond 2^31 - 1 threads or blocks are covered.
+#include <Kokkos_Core.hpp>
+
+#ifdef KOKKOS_ENABLE_CUDA
+#include <cstdint>
+#include <type_traits>
+
+namespace Sprocket {
+namespace Impl {
+namespace cuda {
+
+/// Threads per block of every kernel (the paper's work-group of 256 threads).
+inline constexpr int spmv_block_size = 256;
+inline constexpr int spmv_warp_size = 32;
+static_assert(spmv_block_size % spmv_warp_size == 0 && spmv_block_size / spmv_warp_size <= spmv_warp_size,
+              "the block reduction assumes whole warps and at most 32 of them");
+
+/// Read-only load through the non-coherent (texture) path where CUDA has an __ldg overload.
+template <class T>
+__device__ __forceinline__ T spmv_ldg(const T* p) {
+  if constexpr (std::is_same_v<T, int> || std::is_same_v<T, unsigned> || std::is_same_v<T, long> ||
+                std::is_same_v<T, unsigned long> || std::is_same_v<T, long long> ||
+                std::is_same_v<T, unsigned long long> || std::is_same_v<T, float> ||
+                std::is_same_v<T, double>) {
+    return __ldg(p);
+  } else {
+    return *p;
+  }
+}
+
+/// a / b for a, b >= 0, in 32-bit arithmetic when both fit (64-bit division is emulated and about
+/// three times as long; the slot -> virtual row mapping divides once per row).
+__device__ __forceinline__ int64_t spmv_div(int64_t a, int64_t b) {
+  if (((a | b) >> 32) == 0) return static_cast<int64_t>(static_cast<uint32_t>(a) / static_cast<uint32_t>(b));
+  return a / b;
+}
+
+/// y = beta == 0 ? alpha * sum : beta * y + alpha * sum; beta == 0 never reads y.
+template <class Scalar, class YValue>
+__device__ __forceinline__ void spmv_store(YValue* y, Scalar alpha, Scalar sum, Scalar beta) {
+  if (beta == Scalar(0))
+    *y = static_cast<YValue>(alpha * sum);
+  else
+    *y = static_cast<YValue>(beta * static_cast<Scalar>(*y) + alpha * sum);
+}
+
+/// Atomic y += v (native atomicAdd for float, and for double on sm_60+).
+template <class YValue>
+__device__ __forceinline__ void spmv_atomic_add(YValue* y, YValue v) {
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ < 600)
+  if constexpr (std::is_same_v<YValue, double>)
+    Kokkos::atomic_add(y, v);
+  else
+    atomicAdd(y, v);
+#else
+  atomicAdd(y, v);
+#endif
+}
+
+/// Butterfly sum over groups of Width consecutive lanes (Width a power of two <= 32); every lane of
+/// a group ends with the group's total. `mask` names the lanes executing the call: the group's own
+/// lanes, so groups of one warp may diverge (different row lengths, idle slots).
+template <int Width, class Scalar>
+__device__ __forceinline__ Scalar spmv_group_sum(Scalar v, unsigned mask) {
+  static_assert(Width >= 1 && Width <= spmv_warp_size && (Width & (Width - 1)) == 0, "Width: power of two <= 32");
+#pragma unroll
+  for (int offset = Width / 2; offset > 0; offset /= 2) v += __shfl_xor_sync(mask, v, offset, Width);
+  return v;
+}
+
+/// Mask of the Width-lane group the calling thread belongs to.
+template <int Width>
+__device__ __forceinline__ unsigned spmv_group_mask() {
+  if constexpr (Width == spmv_warp_size) {
+    return 0xffffffffu;
+  } else {
+    const unsigned first_lane = (threadIdx.x % spmv_warp_size) & ~unsigned(Width - 1);
+    return ((1u << Width) - 1u) << first_lane;
+  }
+}
+
+/// Sum over the whole block: shuffles within each warp, one value per warp in shared memory, then
+/// warp 0 reduces those. The total is valid in thread 0 only. Every thread of the block must call
+/// it. `buffer` holds spmv_block_size / 32 values; callers alternate two buffers between
+/// consecutive calls, which makes the one __syncthreads here sufficient: a warp can only write a
+/// buffer again after the barrier of the next call, which warp 0 passes after its reads.
+template <class Scalar>
+__device__ __forceinline__ Scalar spmv_block_sum(Scalar v, Scalar* buffer) {
+  constexpr int warps = spmv_block_size / spmv_warp_size;
+  const int warp = threadIdx.x / spmv_warp_size, lane = threadIdx.x % spmv_warp_size;
+  v = spmv_group_sum<spmv_warp_size>(v, 0xffffffffu);
+  if (lane == 0) buffer[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < warps ? buffer[lane] : Scalar(0);
+    v = spmv_group_sum<warps>(v, 0xffffffffu);
+  }
+  return v;
+}
+
+/// kernel-serial: one thread per (virtual row, row in it) slot, slot = vi * U + j. Threads of a
+/// slot past the end of a short virtual row idle. With large U consecutive threads take
+/// consecutive rows, so row_map reads and y writes coalesce.
+template <class Offset, class Ordinal, class Value, class XValue, class YValue, class Scalar>
+__global__ void __launch_bounds__(spmv_block_size)
+    spmv_thread_per_row_kernel(const Offset* __restrict__ row_map, const Ordinal* __restrict__ entries,
+                               const Value* __restrict__ values, const Ordinal* __restrict__ vrows,
+                               const Ordinal* __restrict__ bounds, int64_t num_slots, int64_t rows_per_vrow,
+                               Scalar alpha, const XValue* __restrict__ x, int64_t x_stride, Scalar beta,
+                               YValue* y, int64_t y_stride) {
+  const int64_t grid_stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t slot = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; slot < num_slots;
+       slot += grid_stride) {
+    const int64_t vi = spmv_div(slot, rows_per_vrow);
+    const int64_t v = spmv_ldg(vrows + vi);
+    const int64_t r = static_cast<int64_t>(spmv_ldg(bounds + v)) + (slot - vi * rows_per_vrow);
+    if (r >= static_cast<int64_t>(spmv_ldg(bounds + v + 1))) continue;
+    const int64_t begin = static_cast<int64_t>(spmv_ldg(row_map + r));
+    const int64_t end = static_cast<int64_t>(spmv_ldg(row_map + r + 1));
+    Scalar sum = 0;
+#pragma unroll 4
+    for (int64_t k = begin; k < end; ++k)
+      sum += static_cast<Scalar>(spmv_ldg(values + k)) *
+             static_cast<Scalar>(spmv_ldg(x + static_cast<int64_t>(spmv_ldg(entries + k)) * x_stride));
+    spmv_store(y + r * y_stride, alpha, sum, beta);
+  }
+}
+
+/// kernel-subvectorX: X consecutive lanes of a warp per slot (row), lane l takes entries
+/// begin + l, begin + l + X, ... (consecutive lanes read consecutive entries: coalesced), then a
+/// butterfly over the group's lanes and lane 0 of the group writes y. The paper stages the
+/// products in local memory for a segmented reduction; register shuffles do the same without
+/// shared memory or block barriers.
+template <int X, class Offset, class Ordinal, class Value, class XValue, class YValue, class Scalar>
+__global__ void __launch_bounds__(spmv_block_size)
+    spmv_subvector_kernel(const Offset* __restrict__ row_map, const Ordinal* __restrict__ entries,
+                          const Value* __restrict__ values, const Ordinal* __restrict__ vrows,
+                          const Ordinal* __restrict__ bounds, int64_t num_slots, int64_t rows_per_vrow,
+                          Scalar alpha, const XValue* __restrict__ x, int64_t x_stride, Scalar beta, YValue* y,
+                          int64_t y_stride) {
+  static_assert(spmv_block_size % X == 0, "a group must not straddle blocks");
+  constexpr int groups_per_block = spmv_block_size / X;
+  const int lane = threadIdx.x % X;
+  const unsigned mask = spmv_group_mask<X>();
+  const int64_t grid_stride = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  // All lanes of a group share `slot` and so take the same branches: the group's shuffles always
+  // see all the lanes named in `mask`.
+  for (int64_t slot = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / X; slot < num_slots;
+       slot += grid_stride) {
+    const int64_t vi = spmv_div(slot, rows_per_vrow);
+    const int64_t v = spmv_ldg(vrows + vi);
+    const int64_t r = static_cast<int64_t>(spmv_ldg(bounds + v)) + (slot - vi * rows_per_vrow);
+    if (r >= static_cast<int64_t>(spmv_ldg(bounds + v + 1))) continue;
+    const int64_t begin = static_cast<int64_t>(spmv_ldg(row_map + r));
+    const int64_t end = static_cast<int64_t>(spmv_ldg(row_map + r + 1));
+    Scalar sum = 0;
+    for (int64_t k = begin + lane; k < end; k += X)
+      sum += static_cast<Scalar>(spmv_ldg(values + k)) *
+             static_cast<Scalar>(spmv_ldg(x + static_cast<int64_t>(spmv_ldg(entries + k)) * x_stride));
+    sum = spmv_group_sum<X>(sum, mask);
+    if (lane == 0) spmv_store(y + r * y_stride, alpha, sum, beta);
+  }
+}
+
+/// kernel-vector: one block per virtual row, its rows in turn; per row the block's threads stride
+/// over the entries and spmv_block_sum reduces. Grid-stride over virtual rows (uniform per block,
+/// so the barriers inside are reached by every thread).
+template <class Offset, class Ordinal, class Value, class XValue, class YValue, class Scalar>
+__global__ void __launch_bounds__(spmv_block_size)
+    spmv_team_per_row_kernel(const Offset* __restrict__ row_map, const Ordinal* __restrict__ entries,
+                             const Value* __restrict__ values, const Ordinal* __restrict__ vrows,
+                             const Ordinal* __restrict__ bounds, int64_t num_vrows, Scalar alpha,
+                             const XValue* __restrict__ x, int64_t x_stride, Scalar beta, YValue* y,
+                             int64_t y_stride) {
+  __shared__ Scalar buffers[2][spmv_block_size / spmv_warp_size];
+  int parity = 0;
+  for (int64_t vi = blockIdx.x; vi < num_vrows; vi += gridDim.x) {
+    const int64_t v = spmv_ldg(vrows + vi);
+    const int64_t r_end = static_cast<int64_t>(spmv_ldg(bounds + v + 1));
+    for (int64_t r = static_cast<int64_t>(spmv_ldg(bounds + v)); r < r_end; ++r) {
+      const int64_t begin = static_cast<int64_t>(spmv_ldg(row_map + r));
+      const int64_t end = static_cast<int64_t>(spmv_ldg(row_map + r + 1));
+      Scalar sum = 0;
+      for (int64_t k = begin + threadIdx.x; k < end; k += spmv_block_size)
+        sum += static_cast<Scalar>(spmv_ldg(values + k)) *
+               static_cast<Scalar>(spmv_ldg(x + static_cast<int64_t>(spmv_ldg(entries + k)) * x_stride));
+      sum = spmv_block_sum(sum, buffers[parity]);
+      parity ^= 1;
+      if (threadIdx.x == 0) spmv_store(y + r * y_stride, alpha, sum, beta);
+    }
+  }
+}
+
+/// Split rows, first pass: y[r] = beta * y[r] (beta == 0: 0, y not read).
+template <class Ordinal, class YValue, class Scalar>
+__global__ void __launch_bounds__(spmv_block_size)
+    spmv_split_scale_kernel(const Ordinal* __restrict__ split_rows, int64_t num_split_rows, Scalar beta, YValue* y,
+                            int64_t y_stride) {
+  const int64_t grid_stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < num_split_rows;
+       i += grid_stride) {
+    YValue* yr = y + static_cast<int64_t>(spmv_ldg(split_rows + i)) * y_stride;
+    *yr = beta == Scalar(0) ? YValue(0) : static_cast<YValue>(beta * static_cast<Scalar>(*yr));
+  }
+}
+
+/// Split rows, second pass: one block per chunk of `chunk` entries of a split row; the block
+/// reduces its chunk and thread 0 adds alpha * partial into y[r] atomically.
+template <class Offset, class Ordinal, class Value, class XValue, class YValue, class Scalar>
+__global__ void __launch_bounds__(spmv_block_size)
+    spmv_split_chunk_kernel(const Offset* __restrict__ row_map, const Ordinal* __restrict__ entries,
+                            const Value* __restrict__ values, const Ordinal* __restrict__ split_rows,
+                            const int64_t* __restrict__ split_chunk_begin,
+                            const Ordinal* __restrict__ chunk_split_index, int64_t num_chunks, int64_t chunk,
+                            Scalar alpha, const XValue* __restrict__ x, int64_t x_stride, YValue* y,
+                            int64_t y_stride) {
+  __shared__ Scalar buffers[2][spmv_block_size / spmv_warp_size];
+  int parity = 0;
+  for (int64_t c = blockIdx.x; c < num_chunks; c += gridDim.x) {
+    const int64_t i = spmv_ldg(chunk_split_index + c);
+    const int64_t r = spmv_ldg(split_rows + i);
+    const int64_t row_end = static_cast<int64_t>(spmv_ldg(row_map + r + 1));
+    const int64_t begin = static_cast<int64_t>(spmv_ldg(row_map + r)) + (c - spmv_ldg(split_chunk_begin + i)) * chunk;
+    const int64_t end = begin + chunk < row_end ? begin + chunk : row_end;
+    Scalar sum = 0;
+    for (int64_t k = begin + threadIdx.x; k < end; k += spmv_block_size)
+      sum += static_cast<Scalar>(spmv_ldg(values + k)) *
+             static_cast<Scalar>(spmv_ldg(x + static_cast<int64_t>(spmv_ldg(entries + k)) * x_stride));
+    sum = spmv_block_sum(sum, buffers[parity]);
+    parity ^= 1;
+    if (threadIdx.x == 0) spmv_atomic_add(y + r * y_stride, static_cast<YValue>(alpha * sum));
+  }
+}
+
+}  // namespace cuda
+}  // namespace Impl
+}  // namespace Sprocket
+#endif  // KOKKOS_ENABLE_CUDA

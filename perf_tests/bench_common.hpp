@@ -1,0 +1,382 @@
+#pragma once
+// sprocket-bench: what every benchmark kernel shares. The command line (Args), the kernel registry
+// entry (KernelEntry), output (Record: one JSON line or one table row), timing (median of
+// interleaved repeats, device-synchronised with Kokkos::fence()), matrix loading and the
+// tolerance check against the reference kernels. Kernels live in bench_<kernel>.hpp; each one
+// provides a function returning its KernelEntry and is listed once in sprocket_bench.cpp.
+#include <Kokkos_Core.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <iostream>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "Sprocket_Error.hpp"
+#include "Sprocket_Generators.hpp"
+#include "Sprocket_HostMatrix.hpp"
+
+namespace sprocket_bench {
+
+/// Bad usage: reported with the usage hint, exit status 2.
+class UsageError : public std::runtime_error {
+ public:
+  explicit UsageError(const std::string& what) : std::runtime_error(what) {}
+};
+
+/// The parsed command line. Variants and peers are validated and expanded against the kernel's
+/// entry before its run function sees them.
+struct Args {
+  std::string kernel;
+  std::vector<std::string> matrices;  ///< --matrix, in order, repeats allowed
+  std::vector<std::string> variants;  ///< expanded (no "all"), deduplicated, in order
+  std::vector<std::string> peers;     ///< --compare, deduplicated, in order
+  int repeat = 20;
+  int warmup = 3;
+  bool check = false;
+  bool json = false;
+  bool describe = false;
+  bool stream = false;          ///< spmv (and later kernels): add the stream lines to the run
+  std::string scalar = "double";
+  std::string offset = "int";
+  double alpha = 1.0;
+  double beta = 0.0;
+  int64_t stream_n = int64_t(1) << 26;  ///< elements per stream array
+};
+
+/// A comparison implementation a kernel can be measured against (--compare).
+struct Peer {
+  std::string name;
+  bool available = true;
+  std::string unavailable_reason;  ///< shown when requested but not available
+};
+
+/// One benchmark kernel of the registry.
+struct KernelEntry {
+  std::string name;
+  std::string summary;                      ///< one line for --help
+  std::vector<std::string> variants;        ///< names accepted by --variant (besides "all")
+  std::vector<std::string> all_variants;    ///< what --variant all means
+  std::string default_variant;              ///< without --variant
+  std::vector<Peer> peers;                  ///< names accepted by --compare
+  bool uses_matrices = false;               ///< --matrix required (and allowed)
+  std::string example;                      ///< an example command line for --help
+  /// Runs the benchmark; returns the exit status (0, or 1 after a failed check / bad matrix).
+  std::function<int(const Args&)> run;
+};
+
+// ------------------------------------------------------------------------------------------
+// Output: a Record is an ordered list of fields; --json prints it as one object per line,
+// otherwise records are gathered into a table per section (one section per matrix).
+
+inline std::string json_escape(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out;
+}
+
+inline std::string format_number(double v, const char* fmt = "%.7g") {
+  if (!std::isfinite(v)) return "null";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+class Record {
+ public:
+  enum class Kind { string, number, integer, boolean };
+  struct Field {
+    std::string key;
+    Kind kind;
+    std::string text;  ///< strings: the value; others: the JSON token
+    double number = 0;
+  };
+
+  Record& set(const std::string& key, const std::string& value) {
+    return put({key, Kind::string, value, 0});
+  }
+  Record& set(const std::string& key, const char* value) { return set(key, std::string(value)); }
+  Record& set(const std::string& key, double value) {
+    return put({key, Kind::number, format_number(value), value});
+  }
+  Record& set(const std::string& key, int64_t value) {
+    return put({key, Kind::integer, std::to_string(value), static_cast<double>(value)});
+  }
+  Record& set(const std::string& key, int value) { return set(key, static_cast<int64_t>(value)); }
+  Record& set(const std::string& key, bool value) {
+    return put({key, Kind::boolean, value ? "true" : "false", value ? 1.0 : 0.0});
+  }
+
+  const Field* find(const std::string& key) const {
+    for (const auto& f : fields_)
+      if (f.key == key) return &f;
+    return nullptr;
+  }
+  double number(const std::string& key, double fallback = std::nan("")) const {
+    const Field* f = find(key);
+    return f && f->kind != Kind::string ? f->number : fallback;
+  }
+  std::string text(const std::string& key) const {
+    const Field* f = find(key);
+    return f ? f->text : std::string();
+  }
+  const std::vector<Field>& fields() const { return fields_; }
+
+  std::string to_json() const {
+    std::string s = "{";
+    for (size_t i = 0; i < fields_.size(); ++i) {
+      const Field& f = fields_[i];
+      if (i) s += ",";
+      s += "\"" + json_escape(f.key) + "\":";
+      s += f.kind == Kind::string ? "\"" + json_escape(f.text) + "\"" : f.text;
+    }
+    return s + "}";
+  }
+
+ private:
+  Record& put(Field f) {
+    for (auto& g : fields_)
+      if (g.key == f.key) {
+        g = std::move(f);
+        return *this;
+      }
+    fields_.push_back(std::move(f));
+    return *this;
+  }
+  std::vector<Field> fields_;
+};
+
+/// A table column: which record key, its heading and how to print numbers.
+struct Column {
+  std::string key;
+  std::string title;
+  const char* format = "%.4g";  ///< printf format for numbers
+};
+
+/// Where informational text goes: stdout for humans, stderr in --json mode (stdout stays pure
+/// JSON lines).
+inline std::ostream& info_stream(const Args& args) { return args.json ? std::cerr : std::cout; }
+
+/// Prints one section: in --json mode one line per record; otherwise the title and a table of
+/// the given columns (columns that no record has are left out; a missing cell prints "-").
+inline void emit_section(const Args& args, const std::string& title, const std::vector<Record>& records,
+                         const std::vector<Column>& columns) {
+  if (args.json) {
+    for (const Record& r : records) std::cout << r.to_json() << "\n";
+    std::cout.flush();
+    return;
+  }
+  std::vector<Column> used;
+  for (const Column& c : columns)
+    for (const Record& r : records)
+      if (r.find(c.key)) {
+        used.push_back(c);
+        break;
+      }
+  std::vector<std::vector<std::string>> cells(records.size());
+  std::vector<size_t> width(used.size());
+  std::vector<bool> numeric(used.size(), true);
+  for (size_t j = 0; j < used.size(); ++j) {
+    width[j] = used[j].title.size();
+    for (size_t i = 0; i < records.size(); ++i) {
+      const Record::Field* f = records[i].find(used[j].key);
+      std::string cell = "-";
+      if (f) {
+        if (f->kind == Record::Kind::number)
+          cell = std::isfinite(f->number) ? format_number(f->number, used[j].format)
+                                          : (std::isnan(f->number) ? "nan" : "inf");
+        else if (f->kind == Record::Kind::boolean) cell = f->number != 0 ? "ok" : "FAIL";
+        else cell = f->text;
+        if (f->kind == Record::Kind::string) numeric[j] = false;
+      }
+      width[j] = std::max(width[j], cell.size());
+      cells[i].push_back(cell);
+    }
+  }
+  auto pad = [](const std::string& s, size_t w, bool right) {
+    const std::string fill(w > s.size() ? w - s.size() : 0, ' ');
+    return right ? fill + s : s + fill;
+  };
+  std::ostringstream os;
+  os << title << "\n";
+  for (size_t j = 0; j < used.size(); ++j) os << "  " << pad(used[j].title, width[j], numeric[j]);
+  os << "\n";
+  for (size_t i = 0; i < records.size(); ++i) {
+    for (size_t j = 0; j < used.size(); ++j) os << "  " << pad(cells[i][j], width[j], numeric[j]);
+    os << "\n";
+  }
+  std::cout << os.str() << "\n";
+  std::cout.flush();
+}
+
+inline std::string human_bytes(double bytes) {
+  const char* units[] = {"B", "KB", "MB", "GB", "TB"};
+  int u = 0;
+  while (bytes >= 1000 && u < 4) {
+    bytes /= 1000;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u ? "%.1f %s" : "%.0f %s", bytes, units[u]);
+  return buf;
+}
+
+// ------------------------------------------------------------------------------------------
+// Timing
+
+struct Timing {
+  double median = 0, min = 0, max = 0;
+};
+
+inline Timing summarize(std::vector<double> t) {
+  Timing s;
+  if (t.empty()) return s;
+  std::sort(t.begin(), t.end());
+  const size_t n = t.size();
+  s.median = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+  s.min = t.front();
+  s.max = t.back();
+  return s;
+}
+
+/// Times every function `repeat` times after `warmup` untimed calls each, interleaved: repeat r
+/// runs fns[0], fns[1], ... in turn, so drift (clocks, temperature, other load) hits every
+/// implementation alike. Each call is timed alone between two Kokkos::fence() calls.
+inline std::vector<Timing> time_interleaved(const std::vector<std::function<void()>>& fns, int warmup,
+                                            int repeat) {
+  using clock = std::chrono::steady_clock;
+  for (int w = 0; w < warmup; ++w)
+    for (const auto& f : fns) f();
+  Kokkos::fence();
+  std::vector<std::vector<double>> samples(fns.size());
+  for (int r = 0; r < repeat; ++r)
+    for (size_t i = 0; i < fns.size(); ++i) {
+      Kokkos::fence();
+      const auto t0 = clock::now();
+      fns[i]();
+      Kokkos::fence();
+      samples[i].push_back(std::chrono::duration<double>(clock::now() - t0).count());
+    }
+  std::vector<Timing> out;
+  for (auto& s : samples) out.push_back(summarize(std::move(s)));
+  return out;
+}
+
+/// Seconds of one call of f (host clock; f is expected to synchronise what it must).
+template <class F>
+double seconds_of(F&& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// ------------------------------------------------------------------------------------------
+// Inputs
+
+/// Deterministic values in [-1, 1), never exactly zero (splitmix64 of the index and a seed):
+/// inputs that are not zeros or constants, so wrong indexing shows up in --check.
+inline double input_value(uint64_t i, uint64_t seed) {
+  uint64_t z = i + seed * 0x9e3779b97f4a7c15ULL + 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z ^= z >> 31;
+  const double u = static_cast<double>(z >> 11) * 0x1.0p-53;  // [0, 1)
+  const double v = 2.0 * u - 1.0;
+  return v == 0.0 ? 0.5 : v;
+}
+
+// ------------------------------------------------------------------------------------------
+// Checking against a reference
+
+struct CheckResult {
+  bool ok = true;
+  int64_t bad = 0;              ///< entries outside tolerance (NaN counts)
+  double rel_err_norm = 0;      ///< ||y - ref||_2 / ||ref||_2 (absolute when ref is 0)
+  double max_err_over_tol = 0;  ///< max_i |y_i - ref_i| / tol_i (inf when tol_i = 0 and y_i != ref_i)
+  int64_t worst = -1;           ///< index of the worst entry
+};
+
+/// Entry-wise check |y_i - ref_i| <= tol_i; NaN in y fails.
+inline CheckResult check_against(const std::vector<double>& y, const std::vector<double>& ref,
+                                 const std::vector<double>& tol) {
+  CheckResult c;
+  double diff2 = 0, ref2 = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const double d = std::abs(y[i] - ref[i]);
+    ref2 += ref[i] * ref[i];
+    double ratio;
+    if (std::isnan(d)) {
+      ratio = std::numeric_limits<double>::infinity();
+      diff2 = std::numeric_limits<double>::quiet_NaN();
+    } else {
+      diff2 += d * d;
+      ratio = d == 0 ? 0.0 : (tol[i] > 0 ? d / tol[i] : std::numeric_limits<double>::infinity());
+    }
+    if (!(d <= tol[i])) ++c.bad;
+    if (ratio > c.max_err_over_tol || (c.worst < 0 && ratio > 0)) {
+      c.max_err_over_tol = ratio;
+      c.worst = static_cast<int64_t>(i);
+    }
+  }
+  c.ok = c.bad == 0;
+  c.rel_err_norm = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
+  return c;
+}
+
+/// Adds the check fields to a record; returns false on a mismatch (after printing the details).
+inline bool report_check(Record& rec, const CheckResult& c, const std::vector<double>& y,
+                         const std::vector<double>& ref, const std::vector<double>& tol,
+                         const std::string& what) {
+  rec.set("check", c.ok).set("err_norm", c.rel_err_norm).set("max_err_over_tol", c.max_err_over_tol);
+  if (!c.ok) {
+    std::ostringstream os;
+    os.precision(17);
+    os << "sprocket-bench: check FAILED for " << what << ": " << c.bad << " of " << ref.size()
+       << " entries outside tolerance, relative error norm ||y - ref|| / ||ref|| = " << c.rel_err_norm;
+    if (c.worst >= 0)
+      os << "; worst entry " << c.worst << ": got " << y[c.worst] << ", reference " << ref[c.worst]
+         << ", tolerance " << tol[c.worst];
+    std::cerr << os.str() << "\n";
+  }
+  return c.ok;
+}
+
+// ------------------------------------------------------------------------------------------
+// Matrices
+
+/// Loads a matrix file or gen: spec. On failure prints the reader's message and returns false.
+inline bool load_matrix_or_report(const std::string& spec, Sprocket::HostCsr& out) {
+  try {
+    out = Sprocket::load_matrix(spec);
+    return true;
+  } catch (const std::exception& e) {
+    std::cerr << "sprocket-bench: " << e.what() << "\n";
+    return false;
+  }
+}
+
+}  // namespace sprocket_bench

@@ -1,0 +1,764 @@
+// Adaptive SpMV operator (Sprocket_Spmv.hpp): every kernel forced alone, the automatic choice on
+// the specialized and the portable backend, forced binning options, autotune, modes N and T
+// (cached and scatter), rank-1 and rank-2 (both layouts), beta == 0 with y poisoned, alpha == 0,
+// plan reuse and value updates, and argument errors, against reference::spmv with the scaled
+// error bound of test::spmv_matches.
+//
+// Matrices are chosen to break kernels: empty rows (leading, trailing, runs), 0 x 0 / 5 x 0 /
+// 0 x 5, one row of 10^6 entries alone and among 999 short rows, R-MAT power-law graphs,
+// non-square shapes, unsorted columns with duplicate entries. Every configuration a test claims to
+// exercise is checked on plan.schedule() (forced kernel, bins, split rows), so a test cannot pass
+// by silently running something else.
+//
+// No device code here: everything goes through the plan, deep_copy and mirrors (nvcc refuses
+// extended lambdas in gtest's private TestBody).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "Sprocket_CsrUtils.hpp"
+#include "Sprocket_Generators.hpp"
+#include "Sprocket_Spmv.hpp"
+#include "sprocket_test_types.hpp"
+#include "sprocket_test_utils.hpp"
+
+using namespace Sprocket;
+
+namespace {
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// ------------------------------------------------------------------------------------------------
+// Matrices
+
+/// Keeps the rows for which keep(i) is true; the others become empty.
+template <class Keep>
+HostCsr empty_rows_unless(const HostCsr& A, Keep keep) {
+  HostCsr B;
+  B.num_rows = A.num_rows;
+  B.num_cols = A.num_cols;
+  B.row_map.assign(A.num_rows + 1, 0);
+  for (int64_t i = 0; i < A.num_rows; ++i) {
+    if (keep(i))
+      for (int64_t k = A.row_map[i]; k < A.row_map[i + 1]; ++k) {
+        B.entries.push_back(A.entries[k]);
+        B.values.push_back(A.values[k]);
+      }
+    B.row_map[i + 1] = B.nnz();
+  }
+  return B;
+}
+
+/// Uniform random matrix with empty rows: row 0 and every 5th row, a run of 40 rows in the
+/// middle (a whole virtual row of empties for small U) and the last 3 rows.
+HostCsr random_with_empty_rows(int64_t rows, int64_t cols, double avg, uint64_t salt) {
+  return empty_rows_unless(test::random_csr(rows, cols, avg, salt), [rows](int64_t i) {
+    return i % 5 != 0 && !(i >= rows / 3 && i < rows / 3 + 40) && i < rows - 3;
+  });
+}
+
+/// Blocks of 10 rows cycling through lengths 0, 1, 5, 20, 60, 150, 300, 1100 (log2 classes 0, 1,
+/// 3, 5, 6, 8, 9, 11; capped at cols): rows for every kernel of a binned plan.
+HostCsr mixed_lengths(int64_t rows, int64_t cols, uint64_t salt) {
+  static const int64_t lengths[8] = {0, 1, 5, 20, 60, 150, 300, 1100};
+  std::mt19937_64 rng(test::seed_for(salt));
+  HostCsr A;
+  A.num_rows = rows;
+  A.num_cols = cols;
+  A.row_map.assign(rows + 1, 0);
+  std::vector<int> perm(cols);
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t len = std::min(cols, lengths[(i / 10) % 8]);
+    for (int j = 0; j < cols; ++j) perm[j] = j;
+    for (int64_t k = 0; k < len; ++k) {  // len distinct columns, in random order
+      std::swap(perm[k], perm[k + rng() % (cols - k)]);
+      A.entries.push_back(perm[k]);
+      A.values.push_back(2.0 * ((rng() >> 11) * 0x1.0p-53) - 1.0);
+    }
+    A.row_map[i + 1] = A.nnz();
+  }
+  return A;
+}
+
+/// Rows with random, unsorted columns and duplicate entries (about a third of the entries repeat
+/// an earlier column of their row), built directly so nothing sorts or merges them.
+HostCsr unsorted_with_duplicates(int64_t rows, int64_t cols, uint64_t salt) {
+  std::mt19937_64 rng(test::seed_for(salt));
+  HostCsr A;
+  A.num_rows = rows;
+  A.num_cols = cols;
+  A.row_map.assign(rows + 1, 0);
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t begin = A.nnz(), len = static_cast<int64_t>(rng() % 40);
+    for (int64_t k = 0; k < len; ++k) {
+      const bool dup = k > 0 && rng() % 3 == 0;
+      A.entries.push_back(dup ? A.entries[begin + rng() % k] : static_cast<int>(rng() % cols));
+      A.values.push_back(2.0 * ((rng() >> 11) * 0x1.0p-53) - 1.0);
+    }
+    A.row_map[i + 1] = A.nnz();
+  }
+  return A;
+}
+
+/// `rows` x `cols` with row `dense_row` full (cols entries, unsorted: reversed) and every other
+/// row holding 5 random entries.
+HostCsr dense_row_among_short(int64_t rows, int64_t cols, int64_t dense_row, uint64_t salt) {
+  std::mt19937_64 rng(test::seed_for(salt));
+  HostCsr A;
+  A.num_rows = rows;
+  A.num_cols = cols;
+  A.row_map.assign(rows + 1, 0);
+  A.entries.reserve(cols + 5 * rows);
+  A.values.reserve(cols + 5 * rows);
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t len = i == dense_row ? cols : 5;
+    for (int64_t k = 0; k < len; ++k) {
+      A.entries.push_back(static_cast<int>(i == dense_row ? cols - 1 - k : rng() % cols));
+      A.values.push_back(2.0 * ((rng() >> 11) * 0x1.0p-53) - 1.0);
+    }
+    A.row_map[i + 1] = A.nnz();
+  }
+  return A;
+}
+
+HostCsr empty_matrix(int64_t rows, int64_t cols) {
+  HostCsr A;
+  A.num_rows = rows;
+  A.num_cols = cols;
+  A.row_map.assign(rows + 1, 0);
+  return A;
+}
+
+/// Values rounded to Scalar, so the reference sees exactly what the kernel multiplies.
+template <class Scalar>
+HostCsr rounded(HostCsr A) {
+  for (double& v : A.values) v = static_cast<double>(static_cast<Scalar>(v));
+  return A;
+}
+template <class Scalar>
+std::vector<double> rounded(std::vector<double> v) {
+  for (double& a : v) a = static_cast<double>(static_cast<Scalar>(a));
+  return v;
+}
+template <class Scalar>
+HostDense rounded(HostDense d) {
+  d.data = rounded<Scalar>(std::move(d.data));
+  return d;
+}
+
+int64_t longest_row(const HostCsr& A) {
+  int64_t m = 0;
+  for (int64_t i = 0; i < A.num_rows; ++i) m = std::max(m, A.row_length(i));
+  return m;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Configurations
+
+struct Config {
+  std::string name;
+  SpmvOptions options;
+  std::optional<SpmvDecision> decision = {};  ///< explicit decision (SpmvTuningOptions)
+};
+
+/// A binned decision that gives the classes of mixed_lengths() every kernel: U = 1, classes
+/// 0 / 1 / 2-3 / 4-5 / 6-7 / 8 / 9+ to thread_per_row / subvector2 / 4 / 8 / 16 / 32 /
+/// team_per_row, with rows longer than 1000 split in chunks of 64.
+Config every_kernel_in_one_plan(Backend backend) {
+  SpmvDecision d;
+  d.virtual_row_size = 1;
+  d.single_bin = false;
+  for (int c = 0; c < num_spmv_classes; ++c)
+    d.kernel_for_class[c] = c == 0   ? SpmvKernel::thread_per_row
+                            : c == 1 ? SpmvKernel::subvector2
+                            : c <= 3 ? SpmvKernel::subvector4
+                            : c <= 5 ? SpmvKernel::subvector8
+                            : c <= 7 ? SpmvKernel::subvector16
+                            : c == 8 ? SpmvKernel::subvector32
+                                     : SpmvKernel::team_per_row;
+  SpmvOptions o;
+  o.backend = backend;
+  o.split_row_threshold = 1000;
+  o.split_chunk = 64;
+  return {std::string(backend == Backend::portable ? "portable, " : "") + "every kernel binned in one plan", o, d};
+}
+
+/// Every kernel forced alone and the automatic choice, on the space's specialization and on the
+/// portable implementation, plus the automatic choice with the scatter transpose.
+std::vector<Config> standard_configs() {
+  std::vector<Config> configs;
+  for (Backend backend : {Backend::automatic, Backend::portable}) {
+    const std::string prefix = backend == Backend::portable ? "portable, " : "";
+    for (int k = -1; k < num_spmv_kernels; ++k) {
+      SpmvOptions o;
+      o.kernel = static_cast<SpmvKernel>(k);
+      o.backend = backend;
+      configs.push_back({prefix + to_string(o.kernel), o});
+    }
+  }
+  SpmvOptions scatter;
+  scatter.transpose = SpmvTranspose::scatter;
+  configs.push_back({"automatic, scatter transpose", scatter});
+  configs.push_back(every_kernel_in_one_plan(Backend::automatic));
+  configs.push_back(every_kernel_in_one_plan(Backend::portable));
+  return configs;
+}
+
+/// Binned rows longer than 50 split into chunks of 7 entries: many chunks per row, so the
+/// atomic accumulation of partial sums really runs.
+SpmvOptions small_split_options(Backend backend) {
+  SpmvOptions o;
+  o.binning = SpmvBinning::binned;
+  o.split_row_threshold = 50;
+  o.split_chunk = 7;
+  o.backend = backend;
+  return o;
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+/// Calls f and checks it throws InvalidArgument whose message contains every needle.
+template <class F>
+::testing::AssertionResult throws_invalid_argument(F&& f, const std::vector<std::string>& needles) {
+  try {
+    f();
+  } catch (const InvalidArgument& e) {
+    for (const std::string& n : needles)
+      if (!contains(e.what(), n))
+        return ::testing::AssertionFailure() << "message \"" << e.what() << "\" lacks \"" << n << "\"";
+    return ::testing::AssertionSuccess() << e.what();
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure() << "threw another exception type: " << e.what();
+  }
+  return ::testing::AssertionFailure() << "did not throw";
+}
+
+// ------------------------------------------------------------------------------------------------
+// Applying and checking, for one CrsMatrix type
+
+template <class Crs>
+struct Kit {
+  using Scalar = typename Crs::non_const_value_type;
+  using Device = typename Crs::device_type;
+  using ExecSpace = typename Crs::execution_space;
+  using Vec = Kokkos::View<Scalar*, Device>;
+  using MatL = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>;
+  using MatR = Kokkos::View<Scalar**, Kokkos::LayoutRight, Device>;
+  using Plan = SpmvPlan<Crs>;
+
+  static SpmvTarget expected_target(Backend backend) {
+    constexpr bool gpu = !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Crs::memory_space>::accessible;
+    if (backend == Backend::portable) return gpu ? SpmvTarget::portable_gpu : SpmvTarget::portable_cpu;
+    if (Impl::is_cuda_space_v<ExecSpace>) return SpmvTarget::cuda;
+    if (Impl::is_host_space_v<ExecSpace>) return SpmvTarget::host;
+    return gpu ? SpmvTarget::portable_gpu : SpmvTarget::portable_cpu;
+  }
+
+  static Plan make_plan(const Crs& a, const Config& c) {
+    if (!c.decision) return Plan(a, c.options);
+    SpmvTuningOptions t;
+    static_cast<SpmvOptions&>(t) = c.options;
+    t.decision = c.decision;
+    return Plan(a, t);
+  }
+
+  /// The plan runs what the options (and the explicit decision) ask for.
+  static ::testing::AssertionResult honours(const Plan& plan, const SpmvOptions& o,
+                                            const std::optional<SpmvDecision>& decision = {}) {
+    const SpmvSchedule& s = plan.schedule();
+    if (plan.target() != expected_target(o.backend))
+      return ::testing::AssertionFailure() << "target " << to_string(plan.target());
+    if (decision && (s.single_bin != decision->single_bin || s.virtual_row_size != decision->virtual_row_size))
+      return ::testing::AssertionFailure() << "explicit decision not followed";
+    if (o.kernel != SpmvKernel::automatic && s.features.rows > 0) {
+      if (!s.single_bin || s.bins.size() != 1 || s.bins[0].kernel != o.kernel)
+        return ::testing::AssertionFailure() << "forced kernel " << to_string(o.kernel) << " not the only bin";
+    }
+    if (o.kernel == SpmvKernel::automatic && o.binning == SpmvBinning::single_bin && s.bins.size() > 1)
+      return ::testing::AssertionFailure() << "single bin asked, " << s.bins.size() << " bins";
+    if (o.kernel == SpmvKernel::automatic && o.binning != SpmvBinning::automatic &&
+        s.single_bin != (o.binning == SpmvBinning::single_bin))
+      return ::testing::AssertionFailure() << "binning not as asked";
+    if (o.virtual_row_size > 0 && o.kernel != SpmvKernel::split_row && s.virtual_row_size != o.virtual_row_size)
+      return ::testing::AssertionFailure() << "U = " << s.virtual_row_size << ", asked " << o.virtual_row_size;
+    if (o.split_row_threshold > 0 && s.split_row_threshold != o.split_row_threshold)
+      return ::testing::AssertionFailure() << "split threshold " << s.split_row_threshold;
+    if (o.split_chunk > 0 && s.split_chunk != o.split_chunk)
+      return ::testing::AssertionFailure() << "split chunk " << s.split_chunk;
+    return ::testing::AssertionSuccess();
+  }
+
+  /// y = alpha op(A) x + beta y through the plan, against the reference. A must hold the values
+  /// the plan's matrix holds (rounded to Scalar). beta == 0 poisons y with NaN first; alpha == 0
+  /// poisons x (neither may be read).
+  static ::testing::AssertionResult check(const Plan& plan, const HostCsr& A, const std::string& mode,
+                                          double alpha, double beta, uint64_t salt) {
+    const int64_t in = mode == "N" ? A.num_cols : A.num_rows, out = mode == "N" ? A.num_rows : A.num_cols;
+    const std::vector<double> x =
+        alpha == 0 ? std::vector<double>(in, kNaN) : rounded<Scalar>(test::random_vector(in, salt));
+    const std::vector<double> y0 =
+        beta == 0 ? std::vector<double>(out, kNaN) : rounded<Scalar>(test::random_vector(out, salt + 1));
+    const Vec xv = test::to_view<Vec>(x, "x"), yv = test::to_view<Vec>(y0, "y");
+    plan.apply(mode.c_str(), static_cast<Scalar>(alpha), xv, static_cast<Scalar>(beta), yv);
+    return test::spmv_matches<Scalar>(mode, alpha, A, x, beta, y0, test::to_host_vector(yv));
+  }
+
+  /// The same with k columns in a rank-2 View of type Mat.
+  template <class Mat>
+  static ::testing::AssertionResult check_multi(const Plan& plan, const HostCsr& A, const std::string& mode,
+                                                int64_t k, double alpha, double beta, uint64_t salt) {
+    const int64_t in = mode == "N" ? A.num_cols : A.num_rows, out = mode == "N" ? A.num_rows : A.num_cols;
+    const HostDense X = alpha == 0 ? HostDense(in, k, kNaN) : rounded<Scalar>(test::random_dense(in, k, salt));
+    const HostDense Y0 = beta == 0 ? HostDense(out, k, kNaN) : rounded<Scalar>(test::random_dense(out, k, salt + 1));
+    const Mat xv = test::to_view<Mat>(X, "X"), yv = test::to_view<Mat>(Y0, "Y");
+    plan.apply(mode.c_str(), static_cast<Scalar>(alpha), xv, static_cast<Scalar>(beta), yv);
+    return test::spmm_matches<Scalar>(mode, alpha, A, X, beta, Y0, test::to_host_dense(yv));
+  }
+
+  /// Every configuration in the given modes, (alpha, beta) = (1.5, 0) with y poisoned and
+  /// (-0.5, 0.75) with y random.
+  static void run_configs(const HostCsr& A0, const std::vector<Config>& configs, uint64_t salt,
+                          const std::vector<const char*>& modes = {"N", "T"}) {
+    const HostCsr A = rounded<Scalar>(A0);
+    const Crs a = to_crs<Crs>(A);
+    for (const Config& c : configs) {
+      const Plan plan = make_plan(a, c);
+      EXPECT_TRUE(honours(plan, c.options, c.decision)) << c.name << "\n" << plan.describe();
+      for (const char* mode : modes)
+        for (const auto& [alpha, beta] : {std::pair{1.5, 0.0}, std::pair{-0.5, 0.75}})
+          EXPECT_TRUE(check(plan, A, mode, alpha, beta, salt += 2))
+              << c.name << ", mode " << mode << ", alpha " << alpha << ", beta " << beta << ", "
+              << A.num_rows << " x " << A.num_cols << ", nnz " << A.nnz() << "\n"
+              << plan.describe();
+    }
+  }
+};
+
+}  // namespace
+
+// ================================================================================================
+// Typed tests: every (Scalar, Offset) on every enabled execution space
+
+template <class CrsType>
+class Spmv : public ::testing::Test {};
+TYPED_TEST_SUITE(Spmv, test::CrsTypes);
+
+TYPED_TEST(Spmv, EveryKernelOnRandomWithEmptyRows) {
+  using K = Kit<TypeParam>;
+  const HostCsr A = random_with_empty_rows(700, 650, 9.0, 1);
+  ASSERT_EQ(A.row_length(0), 0);
+  ASSERT_EQ(A.row_length(A.num_rows - 1), 0);
+  K::run_configs(A, standard_configs(), 100);
+}
+
+TYPED_TEST(Spmv, EveryKernelOnMixedRowLengths) {
+  using K = Kit<TypeParam>;
+  const HostCsr A = mixed_lengths(400, 1200, 2);
+  // The explicit decision really puts all 8 kernels in one plan (split: the rows of 1100).
+  for (Backend backend : {Backend::automatic, Backend::portable}) {
+    const typename K::Plan plan = K::make_plan(to_crs<TypeParam>(A), every_kernel_in_one_plan(backend));
+    EXPECT_EQ(plan.schedule().bins.size(), size_t(num_spmv_kernels)) << plan.describe();
+  }
+  K::run_configs(A, standard_configs(), 200);
+}
+
+TYPED_TEST(Spmv, EveryKernelOnPowerLaw) {
+  using K = Kit<TypeParam>;
+  const HostCsr A = gen::rmat(12, 16, test::seed_for(3));
+  ASSERT_GT(longest_row(A), 200);  // heavy rows, orders of magnitude above the average
+  K::run_configs(A, standard_configs(), 300);
+}
+
+TYPED_TEST(Spmv, EveryKernelOnNonSquare) {
+  using K = Kit<TypeParam>;
+  K::run_configs(random_with_empty_rows(300, 1000, 12.0, 4), standard_configs(), 400);
+  K::run_configs(random_with_empty_rows(1000, 300, 6.0, 5), standard_configs(), 500);
+}
+
+TYPED_TEST(Spmv, EveryKernelOnUnsortedColumnsAndDuplicates) {
+  using K = Kit<TypeParam>;
+  const HostCsr A = unsorted_with_duplicates(500, 120, 6);
+  ASSERT_FALSE(A.is_sorted_and_unique());
+  const TypeParam a = to_crs<TypeParam>(A);
+  ASSERT_FALSE(to_host_csr(a).is_sorted_and_unique());  // to_crs kept them as they are
+  K::run_configs(A, standard_configs(), 600);
+}
+
+TYPED_TEST(Spmv, EmptyMatrices) {
+  using K = Kit<TypeParam>;
+  using Scalar = typename K::Scalar;
+  const std::vector<std::pair<int64_t, int64_t>> shapes = {{0, 0}, {5, 0}, {0, 5}, {5, 7}, {70, 3}};
+  uint64_t salt = 700;
+  for (const auto& [rows, cols] : shapes) {
+    const HostCsr A = empty_matrix(rows, cols);
+    K::run_configs(A, standard_configs(), salt += 100);
+    const typename K::Plan plan(to_crs<TypeParam>(A));
+    EXPECT_EQ(plan.schedule().features.nnz, 0);
+    for (const char* mode : {"N", "T"})
+      for (double beta : {0.0, 0.5}) {
+        EXPECT_TRUE(K::template check_multi<typename K::MatL>(plan, A, mode, 2, 1.0, beta, salt += 2))
+            << rows << " x " << cols << " mode " << mode << " beta " << beta;
+        EXPECT_TRUE(K::template check_multi<typename K::MatR>(plan, A, mode, 3, 1.0, beta, salt += 2))
+            << rows << " x " << cols << " mode " << mode << " beta " << beta;
+      }
+  }
+  // A default-constructed CrsMatrix is the 0 x 0 matrix (its row map is empty, not {0}).
+  const typename K::Plan plan{TypeParam()};
+  EXPECT_EQ(plan.schedule().num_vrows(), 0);
+  typename K::Vec x("x", 0), y("y", 0);
+  EXPECT_NO_THROW(plan.apply("N", Scalar(1), x, Scalar(0), y));
+  EXPECT_NO_THROW(plan.apply("T", Scalar(1), x, Scalar(0), y));
+}
+
+TYPED_TEST(Spmv, MultiVectorBothLayouts) {
+  using K = Kit<TypeParam>;
+  const HostCsr A = rounded<typename K::Scalar>(mixed_lengths(250, 300, 7));
+  const TypeParam a = to_crs<TypeParam>(A);
+  std::vector<Config> configs = {{"automatic", {}}};
+  configs.push_back({"portable", {}});
+  configs.back().options.backend = Backend::portable;
+  configs.push_back({"subvector4", {}});
+  configs.back().options.kernel = SpmvKernel::subvector4;
+  configs.push_back({"scatter transpose", {}});
+  configs.back().options.transpose = SpmvTranspose::scatter;
+  configs.push_back({"small split rows", small_split_options(Backend::automatic)});
+  configs.push_back({"portable, small split rows", small_split_options(Backend::portable)});
+  uint64_t salt = 1700;
+  {  // zero columns: nothing to do, nothing to throw
+    const typename K::Plan plan(a);
+    const typename K::MatL X("X", A.num_cols, 0), Y("Y", A.num_rows, 0);
+    EXPECT_NO_THROW(plan.apply("N", typename K::Scalar(1), X, typename K::Scalar(0), Y));
+  }
+  for (const Config& c : configs) {
+    const typename K::Plan plan(a, c.options);
+    for (const char* mode : {"N", "T"})
+      for (const auto& [alpha, beta] : {std::pair{1.0, 0.0}, std::pair{0.5, -0.25}}) {
+        EXPECT_TRUE(K::template check_multi<typename K::MatL>(plan, A, mode, 3, alpha, beta, salt += 2))
+            << c.name << ", LayoutLeft, mode " << mode << ", alpha " << alpha << ", beta " << beta;
+        EXPECT_TRUE(K::template check_multi<typename K::MatR>(plan, A, mode, 4, alpha, beta, salt += 2))
+            << c.name << ", LayoutRight, mode " << mode << ", alpha " << alpha << ", beta " << beta;
+      }
+  }
+}
+
+TYPED_TEST(Spmv, AlphaZeroOnlyScalesY) {
+  using K = Kit<TypeParam>;
+  const HostCsr A = rounded<typename K::Scalar>(random_with_empty_rows(300, 200, 8.0, 8));
+  const TypeParam a = to_crs<TypeParam>(A);
+  std::vector<Config> configs = standard_configs();
+  configs.push_back({"small split rows", small_split_options(Backend::automatic)});
+  uint64_t salt = 1800;
+  for (const Config& c : configs) {
+    const typename K::Plan plan(a, c.options);
+    for (const char* mode : {"N", "T"})
+      for (double beta : {0.0, 0.75, 1.0}) {  // x is NaN: must not be read; beta == 0: y NaN too
+        EXPECT_TRUE(K::check(plan, A, mode, 0.0, beta, salt += 2)) << c.name << ", mode " << mode << ", beta " << beta;
+        EXPECT_TRUE(K::template check_multi<typename K::MatR>(plan, A, mode, 2, 0.0, beta, salt += 2))
+            << c.name << ", rank 2, mode " << mode << ", beta " << beta;
+      }
+  }
+}
+
+TYPED_TEST(Spmv, BinningOptions) {
+  using K = Kit<TypeParam>;
+  std::vector<Config> configs;
+  for (Backend backend : {Backend::automatic, Backend::portable})
+    for (SpmvBinning binning : {SpmvBinning::single_bin, SpmvBinning::binned})
+      for (int U : {1, 3, 64, 1000}) {
+        SpmvOptions o;
+        o.backend = backend;
+        o.binning = binning;
+        o.virtual_row_size = U;
+        configs.push_back({std::string(backend == Backend::portable ? "portable, " : "") +
+                               (binning == SpmvBinning::binned ? "binned" : "single bin") + ", U = " + std::to_string(U),
+                           o});
+      }
+  K::run_configs(mixed_lengths(500, 400, 9), configs, 1900);
+  K::run_configs(gen::rmat(11, 8, test::seed_for(10)), configs, 2900);
+  // U = 1000 on 500 rows: a single virtual row holds the whole matrix.
+  SpmvOptions o;
+  o.binning = SpmvBinning::binned;
+  o.virtual_row_size = 1000;
+  const typename K::Plan plan(to_crs<TypeParam>(mixed_lengths(500, 400, 9)), o);
+  EXPECT_EQ(plan.schedule().num_vrows(), 1) << plan.describe();
+}
+
+TYPED_TEST(Spmv, SplitRowsInManyChunks) {
+  using K = Kit<TypeParam>;
+  const HostCsr A = rounded<typename K::Scalar>(gen::rmat(12, 16, test::seed_for(11)));
+  int64_t long_rows = 0;
+  for (int64_t i = 0; i < A.num_rows; ++i) long_rows += A.row_length(i) > 50;
+  ASSERT_GT(long_rows, 10);
+  ASSERT_GT(longest_row(A), 20 * 7);  // the longest split row has 20+ chunks
+  const TypeParam a = to_crs<TypeParam>(A);
+  std::vector<Config> configs = {{"split 50/7", small_split_options(Backend::automatic)},
+                                 {"portable, split 50/7", small_split_options(Backend::portable)}};
+  configs.push_back({"split 50/7, scatter transpose", small_split_options(Backend::automatic)});
+  configs.back().options.transpose = SpmvTranspose::scatter;
+  configs.push_back({"split 50/7, U = 3", small_split_options(Backend::automatic)});
+  configs.back().options.virtual_row_size = 3;
+  uint64_t salt = 3900;
+  for (const Config& c : configs) {
+    const typename K::Plan plan(a, c.options);
+    ASSERT_TRUE(K::honours(plan, c.options)) << c.name;
+    // The configuration claims split rows: every row longer than 50 is alone in a split_row bin.
+    int64_t split_rows = 0, split_max = 0;
+    for (const auto& bin : plan.schedule().bins)
+      if (bin.kernel == SpmvKernel::split_row) {
+        split_rows += bin.rows;
+        split_max = std::max(split_max, bin.max_row);
+      }
+    EXPECT_EQ(split_rows, long_rows) << c.name << "\n" << plan.describe();
+    EXPECT_EQ(split_max, longest_row(A)) << c.name << "\n" << plan.describe();
+    for (const char* mode : {"N", "T"})
+      for (const auto& [alpha, beta] : {std::pair{1.5, 0.0}, std::pair{-0.5, 0.75}}) {
+        EXPECT_TRUE(K::check(plan, A, mode, alpha, beta, salt += 2))
+            << c.name << ", mode " << mode << ", beta " << beta << "\n" << plan.describe();
+        EXPECT_TRUE(K::template check_multi<typename K::MatR>(plan, A, mode, 2, alpha, beta, salt += 2))
+            << c.name << ", rank 2, mode " << mode << ", beta " << beta;
+      }
+  }
+  // Forced team_per_row: one bin; the host executor runs its rows through the shared chunks.
+  SpmvOptions team;
+  team.kernel = SpmvKernel::team_per_row;
+  team.split_chunk = 7;
+  const typename K::Plan plan(a, team);
+  ASSERT_TRUE(K::honours(plan, team)) << plan.describe();
+  EXPECT_EQ(plan.schedule().split_chunk, 7);
+  for (const char* mode : {"N", "T"}) {
+    EXPECT_TRUE(K::check(plan, A, mode, 1.5, 0.0, salt += 2)) << "team_per_row, chunk 7, mode " << mode;
+    EXPECT_TRUE(K::check(plan, A, mode, -0.5, 0.75, salt += 2)) << "team_per_row, chunk 7, mode " << mode;
+  }
+}
+
+TYPED_TEST(Spmv, PlanReuseAndValueUpdate) {
+  using K = Kit<TypeParam>;
+  using Scalar = typename K::Scalar;
+  const HostCsr A = rounded<Scalar>(mixed_lengths(600, 500, 12));
+  TypeParam a = to_crs<TypeParam>(A);
+  for (Backend backend : {Backend::automatic, Backend::portable}) {
+    SpmvOptions o;
+    o.backend = backend;
+    const typename K::Plan plan(a, o);
+    // No split rows here, so no atomics: two applies must agree bit for bit.
+    for (const auto& bin : plan.schedule().bins) ASSERT_NE(bin.kernel, SpmvKernel::split_row);
+    for (const char* mode : {"N", "T"}) {
+      const int64_t in = mode[0] == 'N' ? A.num_cols : A.num_rows, out = mode[0] == 'N' ? A.num_rows : A.num_cols;
+      const std::vector<double> x = rounded<Scalar>(test::random_vector(in, 13));
+      const typename K::Vec xv = test::to_view<typename K::Vec>(x), y1("y1", out), y2("y2", out);
+      test::poison(y1);
+      test::poison(y2);
+      plan.apply(mode, Scalar(1), xv, Scalar(0), y1);
+      plan.apply(mode, Scalar(1), xv, Scalar(0), y2);
+      const std::vector<double> r1 = test::to_host_vector(y1), r2 = test::to_host_vector(y2);
+      EXPECT_TRUE(test::spmv_matches<Scalar>(mode, 1.0, A, x, 0.0, std::vector<double>(out, kNaN), r1));
+      EXPECT_EQ(r1, r2) << "mode " << mode << ": the second apply differs from the first";
+    }
+  }
+  // New values (same pattern) copied into A.values: the plan keeps A's Views, so mode N and the
+  // scatter transpose, which read A directly, see them.
+  SpmvOptions scatter;
+  scatter.transpose = SpmvTranspose::scatter;
+  const typename K::Plan plan(a), scatter_plan(a, scatter);
+  EXPECT_TRUE(K::check(plan, A, "N", 1.5, 0.0, 14));
+  EXPECT_TRUE(K::check(scatter_plan, A, "T", 1.5, 0.0, 15));
+  HostCsr B = A;
+  B.values = rounded<Scalar>(test::random_vector(A.nnz(), 16));
+  Kokkos::deep_copy(a.values, test::to_view<typename TypeParam::values_type::non_const_type>(B.values));
+  EXPECT_TRUE(K::check(plan, B, "N", 1.5, 0.0, 17)) << "mode N after a value update";
+  EXPECT_TRUE(K::check(plan, B, "N", -0.5, 0.75, 18)) << "mode N after a value update";
+  EXPECT_TRUE(K::check(scatter_plan, B, "T", 1.5, 0.0, 19)) << "scatter transpose after a value update";
+  EXPECT_TRUE(K::check(scatter_plan, B, "N", 1.5, 0.0, 20)) << "mode N after a value update";
+}
+
+// KNOWN BUG (impl/spmv/spmv_plan.hpp, SpmvPlan::apply_vector, cached transpose): the first
+// transposed apply builds transpose_plan_ from Sprocket::transpose(A_), a *copy* of A's values,
+// and never refreshes it, so after A.values changes, mode "T" with SpmvTranspose::cached (the
+// default) keeps multiplying by the old A^T. Sprocket_Operator.hpp promises "Values of A may
+// change between applies (the plan keeps A's Views, not a copy)". This test fails until fixed.
+TYPED_TEST(Spmv, CachedTransposeSeesValueUpdate) {
+  using K = Kit<TypeParam>;
+  using Scalar = typename K::Scalar;
+  const HostCsr A = rounded<Scalar>(random_with_empty_rows(300, 250, 7.0, 21));
+  TypeParam a = to_crs<TypeParam>(A);
+  const typename K::Plan plan(a);
+  ASSERT_EQ(plan.options().transpose, SpmvTranspose::cached);
+  EXPECT_TRUE(K::check(plan, A, "T", 1.5, 0.0, 22));  // builds the cached transpose
+  HostCsr B = A;
+  B.values = rounded<Scalar>(test::random_vector(A.nnz(), 23));
+  Kokkos::deep_copy(a.values, test::to_view<typename TypeParam::values_type::non_const_type>(B.values));
+  EXPECT_TRUE(K::check(plan, B, "T", 1.5, 0.0, 24)) << "cached transpose after a value update";
+  EXPECT_TRUE(K::check(plan, B, "T", -0.5, 0.75, 25)) << "cached transpose after a value update";
+}
+
+TYPED_TEST(Spmv, BadArgumentsThrowClearly) {
+  using K = Kit<TypeParam>;
+  using Scalar = typename K::Scalar;
+  using Vec = typename K::Vec;
+  using MatL = typename K::MatL;
+  const TypeParam a = to_crs<TypeParam>(test::random_csr(30, 20, 3.0, 26));
+  const typename K::Plan plan(a);
+  const Vec x20("x", 20), x21("x", 21), y30("y", 30), y31("y", 31);
+  EXPECT_TRUE(throws_invalid_argument([&] { plan.apply("N", Scalar(1), x21, Scalar(0), y30); },
+                                      {"30 x 20", "x has 21 rows", "y has 30"}));
+  EXPECT_TRUE(throws_invalid_argument([&] { plan.apply("N", Scalar(1), x20, Scalar(0), y31); },
+                                      {"30 x 20", "x has 20 rows", "y has 31"}));
+  // Mode T wants x of 30 and y of 20.
+  EXPECT_TRUE(throws_invalid_argument([&] { plan.apply("T", Scalar(1), x20, Scalar(0), y30); },
+                                      {"20 x 30", "mode T", "x has 20 rows", "y has 30"}));
+  EXPECT_NO_THROW(plan.apply("T", Scalar(1), y30, Scalar(0), x20));
+  const MatL X3("X", 20, 3), Y2("Y", 30, 2), Y3("Y", 30, 3);
+  EXPECT_TRUE(throws_invalid_argument([&] { plan.apply("N", Scalar(1), X3, Scalar(0), Y2); },
+                                      {"x has 3 columns but y has 2"}));
+  EXPECT_NO_THROW(plan.apply("N", Scalar(1), X3, Scalar(0), Y3));
+  for (const char* mode : {"X", "", "NT", "C", "H"})
+    EXPECT_TRUE(throws_invalid_argument([&] { plan.apply(mode, Scalar(1), x20, Scalar(0), y30); },
+                                        {std::string("\"") + mode + "\"", "\"N\" or \"T\""}))
+        << "mode \"" << mode << "\"";
+  EXPECT_NO_THROW(plan.apply("n", Scalar(1), x20, Scalar(0), y30));
+
+  SpmvOptions o;
+  o.virtual_row_size = -1;
+  EXPECT_TRUE(throws_invalid_argument([&] { typename K::Plan p(a, o); }, {"virtual_row_size", "-1"}));
+  o.virtual_row_size = (1 << 20) + 1;
+  EXPECT_TRUE(throws_invalid_argument([&] { typename K::Plan p(a, o); }, {"virtual_row_size", "1048577"}));
+  o = SpmvOptions();
+  o.split_chunk = -5;
+  EXPECT_TRUE(throws_invalid_argument([&] { typename K::Plan p(a, o); }, {"split_chunk", "-5"}));
+  o = SpmvOptions();
+  o.split_row_threshold = -3;
+  EXPECT_TRUE(throws_invalid_argument([&] { typename K::Plan p(a, o); }, {"split_row_threshold", "-3"}));
+  o = SpmvOptions();
+  o.autotune = true;
+  o.autotune_repeats = 0;
+  EXPECT_TRUE(throws_invalid_argument([&] { typename K::Plan p(a, o); }, {"autotune_repeats", "0"}));
+}
+
+// ================================================================================================
+// Large and slow cases: double / int on the default execution space only
+
+namespace {
+using BigCrs = test::Crs<double, int, Kokkos::DefaultExecutionSpace>;
+using BigKit = Kit<BigCrs>;
+
+/// Mode T of these matrices has rows of length ~1, nothing a kernel could get wrong that the
+/// other tests miss: a few configurations are enough there.
+std::vector<Config> transpose_configs() {
+  std::vector<Config> configs = {{"automatic", {}}, {"portable", {}}, {"scatter transpose", {}}};
+  configs[1].options.backend = Backend::portable;
+  configs[2].options.transpose = SpmvTranspose::scatter;
+  return configs;
+}
+}  // namespace
+
+TEST(SpmvLarge, SingleRowOfAMillionEntries) {
+  const HostCsr A = dense_row_among_short(1, 1000000, 0, 30);
+  ASSERT_EQ(A.nnz(), 1000000);
+  BigKit::run_configs(A, standard_configs(), 3000, {"N"});
+  BigKit::run_configs(A, transpose_configs(), 3000, {"T"});
+}
+
+TEST(SpmvLarge, MillionEntryRowAmongShortRows) {
+  const HostCsr A = dense_row_among_short(1000, 1000000, 517, 31);
+  ASSERT_EQ(A.row_length(517), 1000000);
+  // The automatic analysis splits the long row (its own virtual row, split_row bin).
+  const BigKit::Plan plan(to_crs<BigCrs>(A));
+  bool split = false;
+  for (const auto& bin : plan.schedule().bins)
+    split |= bin.kernel == SpmvKernel::split_row && bin.rows == 1 && bin.max_row == 1000000;
+  EXPECT_TRUE(split) << plan.describe();
+  std::vector<Config> configs = standard_configs();
+  configs.push_back({"small split rows", small_split_options(Backend::automatic)});
+  configs.back().options.split_chunk = 1000;
+  configs.push_back({"portable, small split rows", small_split_options(Backend::portable)});
+  configs.back().options.split_chunk = 1000;
+  BigKit::run_configs(A, configs, 3100, {"N"});
+  BigKit::run_configs(A, transpose_configs(), 3100, {"T"});
+}
+
+TEST(SpmvLarge, PowerLawScale14) {
+  const HostCsr A = gen::rmat(14, 16, test::seed_for(32));
+  std::vector<Config> configs = {{"automatic", {}}};
+  configs.push_back({"portable", {}});
+  configs.back().options.backend = Backend::portable;
+  configs.push_back({"split 50/7", small_split_options(Backend::automatic)});
+  configs.push_back({"portable, split 50/7", small_split_options(Backend::portable)});
+  configs.push_back({"binned, U = 3", {}});
+  configs.back().options.binning = SpmvBinning::binned;
+  configs.back().options.virtual_row_size = 3;
+  configs.push_back({"scatter transpose", {}});
+  configs.back().options.transpose = SpmvTranspose::scatter;
+  BigKit::run_configs(A, configs, 3200);
+}
+
+TEST(SpmvAutotune, PowerLaw) {
+  const HostCsr A = gen::rmat(13, 16, test::seed_for(33));
+  SpmvOptions o;
+  o.autotune = true;
+  o.autotune_repeats = 2;
+  const BigKit::Plan plan(to_crs<BigCrs>(A), o);
+  EXPECT_EQ(plan.schedule().decided_by.rfind("autotune", 0), 0u) << plan.describe();
+  EXPECT_TRUE(contains(plan.describe(), "autotune (median of 2 applies)")) << plan.describe();
+  uint64_t salt = 3300;
+  for (const char* mode : {"N", "T"})
+    for (const auto& [alpha, beta] : {std::pair{1.5, 0.0}, std::pair{-0.5, 0.75}}) {
+      EXPECT_TRUE(BigKit::check(plan, A, mode, alpha, beta, salt += 2)) << "mode " << mode << "\n" << plan.describe();
+      EXPECT_TRUE(BigKit::check_multi<BigKit::MatL>(plan, A, mode, 2, alpha, beta, salt += 2)) << "mode " << mode;
+    }
+  // Autotune on empty matrices has nothing to measure but must still work.
+  for (const auto& [rows, cols] : {std::pair{0, 0}, std::pair{7, 0}, std::pair{0, 7}, std::pair{7, 7}}) {
+    const HostCsr E = empty_matrix(rows, cols);
+    const BigKit::Plan p(to_crs<BigCrs>(E), o);
+    EXPECT_TRUE(BigKit::check(p, E, "N", 1.0, 0.0, 3400)) << rows << " x " << cols;
+    EXPECT_TRUE(BigKit::check(p, E, "T", 1.0, 0.5, 3402)) << rows << " x " << cols;
+  }
+  // A forced kernel wins over autotune.
+  o.kernel = SpmvKernel::subvector2;
+  const BigKit::Plan forced(to_crs<BigCrs>(A), o);
+  EXPECT_TRUE(BigKit::honours(forced, o)) << forced.describe();
+}
+
+TEST(SpmvApi, ConstInputExecutionSpaceInstanceAndDescribe) {
+  using Device = BigCrs::device_type;
+  const HostCsr A = mixed_lengths(500, 400, 34);
+  const BigCrs a = to_crs<BigCrs>(A);
+  const BigKit::Plan plan(a);
+  const std::vector<double> x = test::random_vector(A.num_cols, 35), y0 = test::random_vector(A.num_rows, 36);
+  Kokkos::View<const double*, Device> xv = test::to_view<BigKit::Vec>(x);
+  BigKit::Vec yv = test::to_view<BigKit::Vec>(y0);
+  plan.apply(Kokkos::DefaultExecutionSpace(), "N", 2.0, xv, -1.0, yv);
+  Kokkos::fence();
+  EXPECT_TRUE(test::spmv_matches<double>("N", 2.0, A, x, -1.0, y0, test::to_host_vector(yv)));
+  const std::string d = plan.describe();
+  EXPECT_TRUE(contains(d, "SpmvPlan<double>")) << d;
+  EXPECT_TRUE(contains(d, Kokkos::DefaultExecutionSpace::name())) << d;
+  for (const auto& bin : plan.schedule().bins) EXPECT_TRUE(contains(d, to_string(bin.kernel))) << d;
+  EXPECT_EQ(plan.matrix().values.data(), a.values.data()) << "the plan must keep A's Views";
+}
+
+TEST(SpmvKernelNames, RoundTripAndUnknownNameListsValidOnes) {
+  for (int k = 0; k < num_spmv_kernels; ++k) {
+    const auto kernel = static_cast<SpmvKernel>(k);
+    EXPECT_EQ(spmv_kernel_from_string(to_string(kernel)), kernel);
+  }
+  EXPECT_EQ(spmv_kernel_from_string("auto"), SpmvKernel::automatic);
+  EXPECT_EQ(spmv_kernel_from_string("automatic"), SpmvKernel::automatic);
+  std::vector<std::string> needles = {"nope"};
+  for (int k = 0; k < num_spmv_kernels; ++k) needles.push_back(to_string(static_cast<SpmvKernel>(k)));
+  EXPECT_TRUE(throws_invalid_argument([] { spmv_kernel_from_string("nope"); }, needles));
+  EXPECT_EQ(spmv_kernel_lanes(SpmvKernel::thread_per_row), 1);
+  EXPECT_EQ(spmv_kernel_lanes(SpmvKernel::subvector2), 2);
+  EXPECT_EQ(spmv_kernel_lanes(SpmvKernel::subvector32), 32);
+  EXPECT_EQ(spmv_kernel_lanes(SpmvKernel::team_per_row), 0);
+  EXPECT_EQ(spmv_kernel_lanes(SpmvKernel::split_row), 0);
+}
