@@ -18,10 +18,12 @@
 /// not propagate), alpha == 0 only scales y by beta. Rank-2 x and y (several vectors, any
 /// layout) go through the same plan, column by column. Mode "T" uses a cached transpose plan
 /// built on the first transposed apply (SpmvTranspose::cached, the default: that first apply
-/// allocates) or scatters with atomics without forming A^T (SpmvTranspose::scatter).
+/// allocates; every transposed apply then refreshes A^T's values from A with one O(nnz) gather,
+/// so value changes are seen) or scatters with atomics without forming A^T
+/// (SpmvTranspose::scatter).
 ///
-/// Thread safety: apply() is const and may run concurrently on one plan, except the first
-/// transposed apply of a cached-transpose plan, which builds the transpose.
+/// Thread safety: mode "N" applies are const and may run concurrently on one plan; transposed
+/// applies of a cached-transpose plan write the cached A^T and must not overlap each other.
 
 #include <Kokkos_Core.hpp>
 #include <array>

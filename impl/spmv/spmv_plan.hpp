@@ -25,6 +25,33 @@ void spmv_scale_only(const ExecSpace& space, Scalar beta, const YView& y) {
       KOKKOS_LAMBDA(const int64_t i) { y(i) = beta == Scalar(0) ? Scalar(0) : beta * y(i); });
 }
 
+/// dst(k) = src(source(k)): refreshes the cached transpose's values from A's current values.
+template <class ExecSpace, class Dst, class Src, class Source>
+void gather_values(const ExecSpace& space, const Dst& dst, const Src& src, const Source& source) {
+  Kokkos::parallel_for(
+      "Sprocket::spmv::transpose_gather", Kokkos::RangePolicy<ExecSpace>(space, 0, dst.extent(0)),
+      KOKKOS_LAMBDA(const int64_t k) { dst(k) = src(source(k)); });
+}
+
+/// A^T with the same CrsMatrix type, and for every entry of A^T the index of its entry in A.
+template <class CrsType>
+std::pair<CrsType, Kokkos::View<typename CrsType::non_const_size_type*, typename CrsType::device_type>>
+transpose_with_source(const CrsType& A) {
+  // Transposing a copy whose values are the entry indices (exact in double up to 2^53) yields
+  // the permutation for free.
+  HostCsr host = to_host_csr(A);
+  for (size_t k = 0; k < host.values.size(); ++k) host.values[k] = static_cast<double>(k);
+  const HostCsr t = transpose(host);
+  using Offset = typename CrsType::non_const_size_type;
+  Kokkos::View<Offset*, typename CrsType::device_type> source(
+      Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmv::transpose_source"), t.values.size());
+  auto source_h = Kokkos::create_mirror_view(source);
+  for (size_t k = 0; k < t.values.size(); ++k) source_h(k) = static_cast<Offset>(t.values[k]);
+  Kokkos::deep_copy(source, source_h);
+  CrsType At = to_crs<CrsType>(t, "Sprocket::spmv::transpose");
+  return {At, source};
+}
+
 template <class CrsType>
 std::vector<int64_t> host_row_map(const CrsType& A) {
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.graph.row_map);
@@ -130,12 +157,19 @@ class SpmvPlan {
     } else if (options_.transpose == SpmvTranspose::scatter) {
       Impl::kokkos::spmv_transpose_scatter(space, A_, alpha, x, beta, y);
     } else {
-      if (!transpose_plan_) {
+      if (!transpose_) {
+        // Built on the first transposed apply (allocates); A's values may change afterwards, so
+        // every transposed apply first copies the current values into A^T (one O(nnz) gather).
+        auto [At, source] = Impl::transpose_with_source(A_);
         SpmvOptions transposed_options = options_;
         transposed_options.autotune = false;
-        transpose_plan_ = std::make_shared<SpmvPlan>(Sprocket::transpose(A_), transposed_options);
+        auto cache = std::make_shared<TransposeCache>();
+        cache->source = source;
+        cache->plan = std::make_shared<SpmvPlan>(At, transposed_options);
+        transpose_ = cache;
       }
-      transpose_plan_->apply_vector(space, Mode::N, alpha, x, beta, y);
+      Impl::gather_values(space, transpose_->plan->A_.values, A_.values, transpose_->source);
+      transpose_->plan->apply_vector(space, Mode::N, alpha, x, beta, y);
     }
   }
 
@@ -195,7 +229,11 @@ class SpmvPlan {
   SpmvSchedule schedule_;
   device_schedule device_;
   std::string autotune_report_;
-  mutable std::shared_ptr<SpmvPlan> transpose_plan_;
+  struct TransposeCache {
+    Kokkos::View<typename CrsType::non_const_size_type*, device_type> source;
+    std::shared_ptr<SpmvPlan> plan;
+  };
+  mutable std::shared_ptr<TransposeCache> transpose_;
 };
 
 }  // namespace Sprocket
