@@ -592,11 +592,10 @@ TYPED_TEST(Spmv, PlanReuseAndValueUpdate) {
   EXPECT_TRUE(K::check(scatter_plan, B, "N", 1.5, 0.0, 20)) << "mode N after a value update";
 }
 
-// KNOWN BUG (impl/spmv/spmv_plan.hpp, SpmvPlan::apply_vector, cached transpose): the first
-// transposed apply builds transpose_plan_ from Sprocket::transpose(A_), a *copy* of A's values,
-// and never refreshes it, so after A.values changes, mode "T" with SpmvTranspose::cached (the
-// default) keeps multiplying by the old A^T. Sprocket_Operator.hpp promises "Values of A may
-// change between applies (the plan keeps A's Views, not a copy)". This test fails until fixed.
+// Regression test: the cached transpose (SpmvTranspose::cached, the default) is built from a
+// copy of A's values on the first transposed apply; it used to keep multiplying by the old A^T
+// after A.values changed, against Sprocket_Operator.hpp's promise that "values of A may change
+// between applies". The plan now refreshes A^T's values from A on every transposed apply.
 TYPED_TEST(Spmv, CachedTransposeSeesValueUpdate) {
   using K = Kit<TypeParam>;
   using Scalar = typename K::Scalar;
