@@ -87,6 +87,14 @@ struct SpmvOptions {
   int autotune_repeats = 5;
   SpmvTranspose transpose = SpmvTranspose::cached;
   Backend backend = Backend::automatic;
+  /// Host target: keep a private copy of the column indices as 16-bit offsets from the row
+  /// (col - row), so each entry moves 10 bytes instead of 12 (the values are still read from A,
+  /// so value updates stay visible; the pattern must not change). automatic: on for the host
+  /// target when every |col - row| <= 32767 (bandwidth) and rows average at least 16 entries
+  /// (shorter rows are latency-bound: the saved bytes do not pay for the extra add); off for
+  /// other targets. on: whenever the bandwidth allows. Costs 2 bytes per entry of memory.
+  enum class IndexCompression { automatic, on, off };
+  IndexCompression compress_indices = IndexCompression::automatic;
 };
 
 
@@ -135,6 +143,9 @@ struct SpmvSchedule {
     int64_t rows = 0, nnz = 0, max_row = 0;
   };
   std::vector<Bin> bins;
+  /// Host target: column indices read as 16-bit offsets from the row (see SpmvOptions).
+  bool compressed_indices = false;
+  int64_t bandwidth = 0;  ///< max |col - row|, measured when compression was considered
 
   int64_t num_vrows() const { return static_cast<int64_t>(vrow_bounds.size()) - 1; }
   std::string describe() const;

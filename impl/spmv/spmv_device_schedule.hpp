@@ -40,6 +40,9 @@ struct SpmvDeviceSchedule {
   Kokkos::View<int64_t*, Device> split_chunk_begin;  ///< first chunk of each split row (n + 1)
   ordinal_view chunk_split_index;                 ///< which split row each chunk belongs to
 
+  /// Host executor: col - row of every entry when SpmvSchedule::compressed_indices, else empty.
+  Kokkos::View<int16_t*, Device> col_offsets;
+
   // Host executor only.
   Kokkos::View<uint8_t*, Device> vrow_kernel;     ///< SpmvKernel of each virtual row
   std::vector<int64_t> part_begin;                ///< virtual rows [part_begin[p], part_begin[p+1])

@@ -592,6 +592,54 @@ TYPED_TEST(Spmv, PlanReuseAndValueUpdate) {
   EXPECT_TRUE(K::check(scatter_plan, B, "N", 1.5, 0.0, 20)) << "mode N after a value update";
 }
 
+// Compressed column indices (host target: 16-bit offsets col - row): every kernel on a banded
+// matrix whose bandwidth allows it, with unsorted rows and negative offsets, with `on`, `off`
+// and automatic; a matrix whose bandwidth is too wide falls back to the matrix's own indices.
+TYPED_TEST(Spmv, CompressedColumnIndices) {
+  using K = Kit<TypeParam>;
+  using Scalar = typename K::Scalar;
+  using Compression = SpmvOptions::IndexCompression;
+  const bool host_target = K::expected_target(Backend::automatic) == SpmvTarget::host;
+  // Rows of about 20 entries within |col - row| <= 30000 of the diagonal; the rows are reversed
+  // so they are unsorted.
+  HostCsr A = gen::banded(33000, 30000, 20.0 / 60001.0, test::seed_for(31));
+  for (int64_t r = 0; r < A.num_rows; ++r) {
+    std::reverse(A.entries.begin() + A.row_map[r], A.entries.begin() + A.row_map[r + 1]);
+    std::reverse(A.values.begin() + A.row_map[r], A.values.begin() + A.row_map[r + 1]);
+  }
+  A = rounded<Scalar>(A);
+  const TypeParam a = to_crs<TypeParam>(A);
+  for (Compression c : {Compression::automatic, Compression::on, Compression::off}) {
+    for (SpmvKernel k : {SpmvKernel::automatic, SpmvKernel::thread_per_row,
+                         SpmvKernel::subvector32, SpmvKernel::team_per_row}) {
+      SpmvOptions o;
+      o.compress_indices = c;
+      o.kernel = k;
+      const typename K::Plan plan(a, o);
+      const bool expect_compressed = host_target && c != Compression::off;  // avg row ~20 >= 16
+      EXPECT_EQ(plan.schedule().compressed_indices, expect_compressed) << plan.describe();
+      EXPECT_TRUE(K::check(plan, A, "N", 1.5, 0.0, 32)) << plan.describe();
+      EXPECT_TRUE(K::check(plan, A, "N", -0.5, 0.75, 33)) << plan.describe();
+    }
+  }
+  // Short rows: automatic leaves them alone, `on` still compresses.
+  const HostCsr S = rounded<Scalar>(test::random_csr(500, 400, 5.0, 34));
+  const TypeParam s = to_crs<TypeParam>(S);
+  SpmvOptions o;
+  EXPECT_FALSE(typename K::Plan(s, o).schedule().compressed_indices);
+  o.compress_indices = Compression::on;
+  const typename K::Plan on(s, o);
+  EXPECT_EQ(on.schedule().compressed_indices, host_target);
+  EXPECT_TRUE(K::check(on, S, "N", 1.0, 0.0, 35));
+  // Too wide: one entry 40000 columns away from its row.
+  HostCsr W = HostCsr::from_triplets(3, 50000, {{0, 0, 1.0}, {1, 40001, 2.0}, {2, 5, 3.0}});
+  const TypeParam w = to_crs<TypeParam>(W);
+  const typename K::Plan wide(w, o);
+  EXPECT_FALSE(wide.schedule().compressed_indices);
+  if (host_target) EXPECT_EQ(wide.schedule().bandwidth, 40000);
+  EXPECT_TRUE(K::check(wide, W, "N", 1.0, 0.0, 36));
+}
+
 // Regression test: the cached transpose (SpmvTranspose::cached, the default) is built from a
 // copy of A's values on the first transposed apply; it used to keep multiplying by the old A^T
 // after A.values changed, against Sprocket_Operator.hpp's promise that "values of A may change
