@@ -145,7 +145,7 @@ struct SpmvSchedule {
   std::vector<Bin> bins;
   /// Host target: column indices read as 16-bit offsets from the row (see SpmvOptions).
   bool compressed_indices = false;
-  int64_t bandwidth = 0;  ///< max |col - row|, measured when compression was considered
+  int64_t bandwidth = -1;  ///< max |col - row| when compression was considered, else -1
 
   int64_t num_vrows() const { return static_cast<int64_t>(vrow_bounds.size()) - 1; }
   std::string describe() const;
