@@ -47,6 +47,28 @@ inline HostCsr random_csr(int64_t rows, int64_t cols, double avg_row, uint64_t s
   return gen::uniform_random(rows, cols, avg_row, seed_for(salt));
 }
 
+/// Rows with random, unsorted columns and duplicate entries (about a third of the entries repeat
+/// an earlier column of their row; every 7th row is empty), built directly so nothing sorts or
+/// merges them. Values are small integers, so sums of duplicates are exact in float and double.
+inline HostCsr unsorted_with_duplicates(int64_t rows, int64_t cols, int64_t max_row_length, uint64_t salt) {
+  std::mt19937_64 rng(seed_for(salt));
+  HostCsr A;
+  A.num_rows = rows;
+  A.num_cols = cols;
+  A.row_map.assign(rows + 1, 0);
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t begin = A.nnz();
+    const int64_t len = i % 7 == 3 ? 0 : static_cast<int64_t>(rng() % (max_row_length + 1));
+    for (int64_t k = 0; k < len; ++k) {
+      const bool duplicate = k > 0 && rng() % 3 == 0;
+      A.entries.push_back(duplicate ? A.entries[begin + rng() % k] : static_cast<int>(rng() % cols));
+      A.values.push_back(static_cast<double>(static_cast<int>(rng() % 19) - 9));
+    }
+    A.row_map[i + 1] = A.nnz();
+  }
+  return A;
+}
+
 /// Random dense matrix with entries in [-1, 1].
 inline HostDense random_dense(int64_t rows, int64_t cols, uint64_t salt) {
   std::mt19937_64 rng(seed_for(salt));

@@ -88,26 +88,6 @@ HostCsr mixed_lengths(int64_t rows, int64_t cols, uint64_t salt) {
   return A;
 }
 
-/// Rows with random, unsorted columns and duplicate entries (about a third of the entries repeat
-/// an earlier column of their row), built directly so nothing sorts or merges them.
-HostCsr unsorted_with_duplicates(int64_t rows, int64_t cols, uint64_t salt) {
-  std::mt19937_64 rng(test::seed_for(salt));
-  HostCsr A;
-  A.num_rows = rows;
-  A.num_cols = cols;
-  A.row_map.assign(rows + 1, 0);
-  for (int64_t i = 0; i < rows; ++i) {
-    const int64_t begin = A.nnz(), len = static_cast<int64_t>(rng() % 40);
-    for (int64_t k = 0; k < len; ++k) {
-      const bool dup = k > 0 && rng() % 3 == 0;
-      A.entries.push_back(dup ? A.entries[begin + rng() % k] : static_cast<int>(rng() % cols));
-      A.values.push_back(2.0 * ((rng() >> 11) * 0x1.0p-53) - 1.0);
-    }
-    A.row_map[i + 1] = A.nnz();
-  }
-  return A;
-}
-
 /// `rows` x `cols` with row `dense_row` full (cols entries, unsorted: reversed) and every other
 /// row holding 5 random entries.
 HostCsr dense_row_among_short(int64_t rows, int64_t cols, int64_t dense_row, uint64_t salt) {
@@ -388,7 +368,7 @@ TYPED_TEST(Spmv, EveryKernelOnNonSquare) {
 
 TYPED_TEST(Spmv, EveryKernelOnUnsortedColumnsAndDuplicates) {
   using K = Kit<TypeParam>;
-  const HostCsr A = unsorted_with_duplicates(500, 120, 6);
+  const HostCsr A = test::unsorted_with_duplicates(500, 120, 39, 6);
   ASSERT_FALSE(A.is_sorted_and_unique());
   const TypeParam a = to_crs<TypeParam>(A);
   ASSERT_FALSE(to_host_csr(a).is_sorted_and_unique());  // to_crs kept them as they are

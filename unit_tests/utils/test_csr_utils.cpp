@@ -12,24 +12,6 @@ using namespace Sprocket;
 
 namespace {
 
-// A matrix with unsorted rows and duplicates, built from a fresh random triplet list.
-HostCsr unsorted_with_duplicates(int64_t rows, int64_t cols, int64_t per_row, uint64_t salt) {
-  std::mt19937_64 rng(test::seed_for(salt));
-  HostCsr A;
-  A.num_rows = rows;
-  A.num_cols = cols;
-  A.row_map.assign(rows + 1, 0);
-  for (int64_t i = 0; i < rows; ++i) {
-    const int64_t len = (i % 7 == 3) ? 0 : static_cast<int64_t>(rng() % (2 * per_row + 1));
-    for (int64_t k = 0; k < len; ++k) {
-      A.entries.push_back(static_cast<int>(rng() % cols));
-      A.values.push_back(static_cast<double>(static_cast<int>(rng() % 19) - 9));  // exact sums
-    }
-    A.row_map[i + 1] = A.nnz();
-  }
-  return A;
-}
-
 // Oracle: per row, a map column -> summed value.
 std::vector<std::map<int, double>> as_maps(const HostCsr& A) {
   std::vector<std::map<int, double>> rows(A.num_rows);
@@ -41,7 +23,7 @@ std::vector<std::map<int, double>> as_maps(const HostCsr& A) {
 }  // namespace
 
 TEST(CsrUtils, SortRowsKeepsPairsTogether) {
-  HostCsr A = unsorted_with_duplicates(200, 50, 6, 1);
+  HostCsr A = test::unsorted_with_duplicates(200, 50, 12, 1);
   HostCsr S = A;
   sort_rows(S);
   EXPECT_EQ(S.row_map, A.row_map);
@@ -58,7 +40,7 @@ TEST(CsrUtils, SortRowsKeepsPairsTogether) {
 }
 
 TEST(CsrUtils, SumDuplicatesMatchesMapOracle) {
-  HostCsr A = unsorted_with_duplicates(300, 40, 8, 2);
+  HostCsr A = test::unsorted_with_duplicates(300, 40, 16, 2);
   HostCsr S = A;
   sum_duplicates(S);
   EXPECT_NO_THROW(S.validate());
@@ -72,7 +54,7 @@ TEST(CsrUtils, SumDuplicatesMatchesMapOracle) {
 }
 
 TEST(CsrUtils, TransposeNonSquareWithEmptyRows) {
-  HostCsr A = unsorted_with_duplicates(37, 91, 5, 3);
+  HostCsr A = test::unsorted_with_duplicates(37, 91, 10, 3);
   HostCsr T = transpose(A);
   EXPECT_EQ(T.num_rows, 91);
   EXPECT_EQ(T.num_cols, 37);
@@ -103,7 +85,7 @@ TYPED_TEST_SUITE(CsrUtilsOnCrs, test::CrsTypes);
 
 TYPED_TEST(CsrUtilsOnCrs, SameAsHostVersions) {
   using Crs = TypeParam;
-  HostCsr A = unsorted_with_duplicates(64, 48, 6, 4);
+  HostCsr A = test::unsorted_with_duplicates(64, 48, 12, 4);
   Crs a = to_crs<Crs>(A);
   HostCsr sorted = A, summed = A;
   sort_rows(sorted);

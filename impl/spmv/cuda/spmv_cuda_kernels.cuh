@@ -47,6 +47,17 @@ __device__ __forceinline__ int64_t spmv_div(int64_t a, int64_t b) {
 }
 
 /// y = beta == 0 ? alpha * sum : beta * y + alpha * sum; beta == 0 never reads y.
+/// Row of a (virtual row, row in it) slot: slot / U picks the bin's virtual row, slot % U the row
+/// inside it; -1 for the idle slots past the end of a virtual row shorter than U.
+template <class Ordinal>
+__device__ __forceinline__ int64_t spmv_slot_row(int64_t slot, const Ordinal* __restrict__ vrows,
+                                                 const Ordinal* __restrict__ bounds, int64_t rows_per_vrow) {
+  const int64_t vi = spmv_div(slot, rows_per_vrow);
+  const int64_t v = spmv_ldg(vrows + vi);
+  const int64_t r = static_cast<int64_t>(spmv_ldg(bounds + v)) + (slot - vi * rows_per_vrow);
+  return r < static_cast<int64_t>(spmv_ldg(bounds + v + 1)) ? r : -1;
+}
+
 template <class Scalar, class YValue>
 __device__ __forceinline__ void spmv_store(YValue* y, Scalar alpha, Scalar sum, Scalar beta) {
   if (beta == Scalar(0))
@@ -122,10 +133,8 @@ __global__ void __launch_bounds__(spmv_block_size)
   const int64_t grid_stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t slot = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; slot < num_slots;
        slot += grid_stride) {
-    const int64_t vi = spmv_div(slot, rows_per_vrow);
-    const int64_t v = spmv_ldg(vrows + vi);
-    const int64_t r = static_cast<int64_t>(spmv_ldg(bounds + v)) + (slot - vi * rows_per_vrow);
-    if (r >= static_cast<int64_t>(spmv_ldg(bounds + v + 1))) continue;
+    const int64_t r = spmv_slot_row(slot, vrows, bounds, rows_per_vrow);
+    if (r < 0) continue;
     const int64_t begin = static_cast<int64_t>(spmv_ldg(row_map + r));
     const int64_t end = static_cast<int64_t>(spmv_ldg(row_map + r + 1));
     Scalar sum = 0;
@@ -158,10 +167,8 @@ __global__ void __launch_bounds__(spmv_block_size)
   // see all the lanes named in `mask`.
   for (int64_t slot = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / X; slot < num_slots;
        slot += grid_stride) {
-    const int64_t vi = spmv_div(slot, rows_per_vrow);
-    const int64_t v = spmv_ldg(vrows + vi);
-    const int64_t r = static_cast<int64_t>(spmv_ldg(bounds + v)) + (slot - vi * rows_per_vrow);
-    if (r >= static_cast<int64_t>(spmv_ldg(bounds + v + 1))) continue;
+    const int64_t r = spmv_slot_row(slot, vrows, bounds, rows_per_vrow);
+    if (r < 0) continue;
     const int64_t begin = static_cast<int64_t>(spmv_ldg(row_map + r));
     const int64_t end = static_cast<int64_t>(spmv_ldg(row_map + r + 1));
     Scalar sum = 0;
