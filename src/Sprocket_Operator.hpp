@@ -80,5 +80,14 @@ void check_apply_extents(const char* who, Mode mode, int64_t rows, int64_t cols,
                      y.extent(1));
 }
 
+/// y = beta * y for a rank-1 View (beta == 0 writes zeros without reading y): the whole apply
+/// when alpha == 0, shared by every operator.
+template <class ExecSpace, class YView, class Scalar>
+void scale_only(const ExecSpace& space, Scalar beta, const YView& y) {
+  Kokkos::parallel_for(
+      "Sprocket::scale_only", Kokkos::RangePolicy<ExecSpace>(space, 0, y.extent(0)),
+      KOKKOS_LAMBDA(const int64_t i) { y(i) = beta == Scalar(0) ? Scalar(0) : beta * y(i); });
+}
+
 }  // namespace Impl
 }  // namespace Sprocket

@@ -17,14 +17,6 @@
 namespace Sprocket {
 namespace Impl {
 
-/// y = beta * y (beta == 0: zeros), for alpha == 0 applies.
-template <class ExecSpace, class YView, class Scalar>
-void spmv_scale_only(const ExecSpace& space, Scalar beta, const YView& y) {
-  Kokkos::parallel_for(
-      "Sprocket::spmv::scale", Kokkos::RangePolicy<ExecSpace>(space, 0, y.extent(0)),
-      KOKKOS_LAMBDA(const int64_t i) { y(i) = beta == Scalar(0) ? Scalar(0) : beta * y(i); });
-}
-
 /// dst(k) = src(source(k)): refreshes the cached transpose's values from A's current values.
 template <class ExecSpace, class Dst, class Src, class Source>
 void gather_values(const ExecSpace& space, const Dst& dst, const Src& src, const Source& source) {
@@ -189,7 +181,7 @@ class SpmvPlan {
                     scalar_type beta, const YView& y) const {
     if (y.extent(0) == 0) return;
     if (alpha == scalar_type(0) || x.extent(0) == 0) {
-      Impl::spmv_scale_only(space, beta, y);
+      Impl::scale_only(space, beta, y);
       return;
     }
     if (mode == Mode::N) {

@@ -1,0 +1,54 @@
+#pragma once
+// Portable Kokkos BSR SpMV (any execution space): a thread per scalar row (block row I = row / b,
+// row i = row % b inside the block), walking the block row's blocks and the b columns of each.
+// Mode T scatters alpha * A^T x with atomics after scaling y by beta.
+#include <Kokkos_Core.hpp>
+
+namespace Sprocket {
+namespace Impl {
+namespace kokkos {
+
+template <class ExecSpace, class BsrType, class XView, class YView, class Scalar>
+void bsr_spmv(const ExecSpace& space, const BsrType& A, Scalar alpha, const XView& x, Scalar beta, const YView& y) {
+  const int64_t b = A.block_size();
+  const auto row_map = A.row_map;
+  const auto entries = A.entries;
+  const auto values = A.values;
+  Kokkos::parallel_for(
+      "Sprocket::bsr_spmv::portable", Kokkos::RangePolicy<ExecSpace>(space, 0, int64_t(A.numRows())),
+      KOKKOS_LAMBDA(const int64_t row) {
+        const int64_t I = row / b, i = row % b;
+        Scalar sum = 0;
+        for (int64_t k = row_map(I); k < int64_t(row_map(I + 1)); ++k) {
+          const int64_t base = k * b * b + i * b, col = int64_t(entries(k)) * b;
+          for (int64_t c = 0; c < b; ++c) sum += Scalar(values(base + c)) * Scalar(x(col + c));
+        }
+        y(row) = beta == Scalar(0) ? alpha * sum : beta * y(row) + alpha * sum;
+      });
+}
+
+template <class ExecSpace, class BsrType, class XView, class YView, class Scalar>
+void bsr_spmv_transpose(const ExecSpace& space, const BsrType& A, Scalar alpha, const XView& x, Scalar beta,
+                        const YView& y) {
+  Kokkos::parallel_for(
+      "Sprocket::bsr_spmv::transpose_scale", Kokkos::RangePolicy<ExecSpace>(space, 0, y.extent(0)),
+      KOKKOS_LAMBDA(const int64_t i) { y(i) = beta == Scalar(0) ? Scalar(0) : beta * y(i); });
+  const int64_t b = A.block_size();
+  const auto row_map = A.row_map;
+  const auto entries = A.entries;
+  const auto values = A.values;
+  Kokkos::parallel_for(
+      "Sprocket::bsr_spmv::transpose_scatter", Kokkos::RangePolicy<ExecSpace>(space, 0, int64_t(A.numRows())),
+      KOKKOS_LAMBDA(const int64_t row) {
+        const int64_t I = row / b, i = row % b;
+        const Scalar xr = alpha * Scalar(x(row));
+        for (int64_t k = row_map(I); k < int64_t(row_map(I + 1)); ++k) {
+          const int64_t base = k * b * b + i * b, col = int64_t(entries(k)) * b;
+          for (int64_t c = 0; c < b; ++c) Kokkos::atomic_add(&y(col + c), Scalar(values(base + c)) * xr);
+        }
+      });
+}
+
+}  // namespace kokkos
+}  // namespace Impl
+}  // namespace Sprocket

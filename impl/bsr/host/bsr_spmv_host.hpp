@@ -1,0 +1,90 @@
+#pragma once
+// Host (OpenMP / Serial) BSR SpMV: the paper's single-level algorithm. Each host thread owns a
+// contiguous range of block rows balanced by stored blocks (built at analysis) and keeps a
+// b-length accumulator for the block row in registers. For every block it loads the b entries of
+// x once and forms each row's b-term dot product separately before adding it to the row's
+// accumulator, so the accumulator chains grow by one add per block instead of b (the FMA latency
+// chain is what bounds short rows on the CI machine's cores). Block sizes up to 8 are
+// compile-time constants (fully unrolled); larger ones use a runtime loop.
+//
+// host_padded reads a private copy of the values in which every block row is padded to a
+// multiple of 8 scalars, so each row of each block starts on a 64-byte boundary (the paper's
+// padded variant for aligned SIMD loads).
+#include <Kokkos_Core.hpp>
+
+namespace Sprocket {
+namespace Impl {
+namespace host {
+
+/// Block rows [I0, I1): values of block k row r at values[k * block_stride + r * row_stride].
+template <int B, class BsrType, class Value, class XView, class YView, class Scalar>
+KOKKOS_FORCEINLINE_FUNCTION void bsr_block_rows(const BsrType& A, int runtime_b, const Value* __restrict values,
+                                                int64_t block_stride, int64_t row_stride, int64_t I0, int64_t I1,
+                                                Scalar alpha, const XView& x, Scalar beta, const YView& y) {
+  constexpr int capacity = B > 0 ? B : 32;
+  const int b = B > 0 ? B : runtime_b;
+  const auto* row_map = A.row_map.data();
+  const auto* entries = A.entries.data();
+  for (int64_t I = I0; I < I1; ++I) {
+    Scalar acc[capacity];
+    for (int r = 0; r < b; ++r) acc[r] = Scalar(0);
+    for (int64_t k = row_map[I]; k < int64_t(row_map[I + 1]); ++k) {
+      const int64_t col = int64_t(entries[k]) * b;
+      Scalar xs[capacity];
+      for (int c = 0; c < b; ++c) xs[c] = Scalar(x(col + c));
+      const Value* block = values + k * block_stride;
+      for (int r = 0; r < b; ++r) {
+        Scalar dot = Scalar(0);
+        for (int c = 0; c < b; ++c) dot += Scalar(block[r * row_stride + c]) * xs[c];
+        acc[r] += dot;
+      }
+    }
+    const int64_t row = I * b;
+    if (beta == Scalar(0))
+      for (int r = 0; r < b; ++r) y(row + r) = alpha * acc[r];
+    else
+      for (int r = 0; r < b; ++r) y(row + r) = beta * y(row + r) + alpha * acc[r];
+  }
+}
+
+template <class BsrType, class Value, class XView, class YView, class Scalar>
+KOKKOS_FORCEINLINE_FUNCTION void bsr_block_rows_any(const BsrType& A, const Value* values, int64_t block_stride,
+                                                    int64_t row_stride, int64_t I0, int64_t I1, Scalar alpha,
+                                                    const XView& x, Scalar beta, const YView& y) {
+  const int b = A.block_size();
+  switch (b) {
+    case 1: return bsr_block_rows<1>(A, b, values, block_stride, row_stride, I0, I1, alpha, x, beta, y);
+    case 2: return bsr_block_rows<2>(A, b, values, block_stride, row_stride, I0, I1, alpha, x, beta, y);
+    case 3: return bsr_block_rows<3>(A, b, values, block_stride, row_stride, I0, I1, alpha, x, beta, y);
+    case 4: return bsr_block_rows<4>(A, b, values, block_stride, row_stride, I0, I1, alpha, x, beta, y);
+    case 5: return bsr_block_rows<5>(A, b, values, block_stride, row_stride, I0, I1, alpha, x, beta, y);
+    case 6: return bsr_block_rows<6>(A, b, values, block_stride, row_stride, I0, I1, alpha, x, beta, y);
+    case 7: return bsr_block_rows<7>(A, b, values, block_stride, row_stride, I0, I1, alpha, x, beta, y);
+    case 8: return bsr_block_rows<8>(A, b, values, block_stride, row_stride, I0, I1, alpha, x, beta, y);
+    default: return bsr_block_rows<0>(A, b, values, block_stride, row_stride, I0, I1, alpha, x, beta, y);
+  }
+}
+
+/// parts: block rows [parts(p), parts(p + 1)) for part p; use_padded: read `padded` (rows of
+/// blocks padded to multiples of 8 scalars) instead of A's values.
+template <class ExecSpace, class BsrType, class Parts, class Padded, class XView, class YView, class Scalar>
+void bsr_spmv(const ExecSpace& space, const BsrType& A, const Parts& parts, const Padded& padded, bool use_padded,
+              Scalar alpha, const XView& x, Scalar beta, const YView& y) {
+  const int64_t b = A.block_size();
+  const int64_t row_stride = use_padded ? (b + 7) / 8 * 8 : b;
+  const int64_t block_stride = b * row_stride;
+  const auto* values = A.values.data();
+  const auto* padded_values = padded.data();
+  Kokkos::parallel_for(
+      "Sprocket::bsr_spmv::host", Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Static>>(space, 0, parts.extent(0) - 1),
+      KOKKOS_LAMBDA(const int64_t p) {
+        if (use_padded)
+          bsr_block_rows_any(A, padded_values, block_stride, row_stride, parts(p), parts(p + 1), alpha, x, beta, y);
+        else
+          bsr_block_rows_any(A, values, block_stride, row_stride, parts(p), parts(p + 1), alpha, x, beta, y);
+      });
+}
+
+}  // namespace host
+}  // namespace Impl
+}  // namespace Sprocket
