@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_bsr.hpp"
 #include "bench_common.hpp"
 #include "bench_spmv.hpp"
 #include "bench_stream.hpp"
@@ -35,7 +36,7 @@ namespace sprocket_bench {
 namespace {
 
 const std::vector<KernelEntry>& registry() {
-  static const std::vector<KernelEntry> kernels{spmv_entry(), stream_entry()};
+  static const std::vector<KernelEntry> kernels{spmv_entry(), stream_entry(), bsr_entry()};
   return kernels;
 }
 
@@ -64,6 +65,7 @@ void usage(std::ostream& os) {
         "  --alpha A        y = alpha A x + beta y: alpha (default 1)\n"
         "  --beta B         beta (default 0: y is only written, not read)\n"
         "  --stream-size N  elements per stream array (default 2^26 = 67108864)\n"
+        "  --block-size B   bsr: auto (default: detect_block_size) or the block size b (1..32)\n"
         "  Threads and devices are Kokkos' options: --kokkos-threads=N, --kokkos-device-id=N\n"
         "  (or OMP_NUM_THREADS; OMP_PROC_BIND=spread OMP_PLACES=threads recommended).\n"
         "kernels:\n";
@@ -154,6 +156,7 @@ Args parse(int argc, char** argv, const KernelEntry** entry_out) {
     else if (arg == "--alpha") args.alpha = parse_real(arg, take());
     else if (arg == "--beta") args.beta = parse_real(arg, take());
     else if (arg == "--stream-size") args.stream_n = parse_integer(arg, take(), 1);
+    else if (arg == "--block-size") bsr::set_block_size_option(take());  // --kernel bsr
     // Kokkos reads (and leaves in argv) its unprefixed options: --threads=N, --numa=N, ...
     else if (has_value && (arg == "--threads" || arg == "--numa" || arg == "--device" || arg == "--device-id" ||
                            arg == "--ndevices" || arg == "--num-devices" || arg == "--skip-device"))

@@ -71,16 +71,16 @@ class BsrMatrix {
                      " blocks of ", block_size, "x", block_size);
   }
 
-  int block_size() const { return block_size_; }
-  Ordinal num_block_rows() const { return num_block_rows_; }
-  Ordinal num_block_cols() const { return num_block_cols_; }
+  KOKKOS_INLINE_FUNCTION int block_size() const { return block_size_; }
+  KOKKOS_INLINE_FUNCTION Ordinal num_block_rows() const { return num_block_rows_; }
+  KOKKOS_INLINE_FUNCTION Ordinal num_block_cols() const { return num_block_cols_; }
   /// Scalar dimensions.
-  Ordinal numRows() const { return num_block_rows_ * block_size_; }
-  Ordinal numCols() const { return num_block_cols_ * block_size_; }
+  KOKKOS_INLINE_FUNCTION Ordinal numRows() const { return num_block_rows_ * block_size_; }
+  KOKKOS_INLINE_FUNCTION Ordinal numCols() const { return num_block_cols_ * block_size_; }
   /// Stored blocks.
-  Offset num_blocks() const { return static_cast<Offset>(entries.extent(0)); }
+  KOKKOS_INLINE_FUNCTION Offset num_blocks() const { return static_cast<Offset>(entries.extent(0)); }
   /// Stored scalars, including explicit zeros inside blocks.
-  Offset nnz() const { return static_cast<Offset>(values.extent(0)); }
+  KOKKOS_INLINE_FUNCTION Offset nnz() const { return static_cast<Offset>(values.extent(0)); }
 
  private:
   Ordinal num_block_rows_ = 0;

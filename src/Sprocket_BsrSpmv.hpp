@@ -11,8 +11,8 @@
 ///    for b <= 8 (runtime b above);
 ///  - host_padded: the same over a private copy of the values whose block rows are padded to a
 ///    multiple of 8 scalars (64 bytes) so every row of a block starts aligned for SIMD loads. The
-///    copy is a snapshot: after changing A's values call update_values() (the other kernels read
-///    A's values directly);
+///    copy is a snapshot used by mode "N": after changing A's values call update_values() (mode
+///    "T" and the other kernels read A's values directly);
 ///  - cuda_by_block: (CUDA) a warp's lanes spread over the b*b entries of consecutive blocks of a
 ///    block row, coalesced value reads, shuffle reduction per row; b <= 5 in the paper's study;
 ///  - cuda_by_column: (CUDA) a lane per (block, column) pair, b up to 32;

@@ -43,6 +43,10 @@ class BsrSpmvPlan {
     constexpr bool host = Impl::is_host_space_v<execution_space>;
     constexpr bool cuda = Impl::is_cuda_space_v<execution_space>;
     const int b = A.block_size();
+    SPROCKET_REQUIRE(options.kernel == BsrKernel::automatic ||
+                         (static_cast<int>(options.kernel) >= 0 && static_cast<int>(options.kernel) < num_bsr_kernels),
+                     "BsrSpmvPlan: BsrSpmvOptions::kernel = ", static_cast<int>(options.kernel),
+                     " is not a BsrKernel");
     if (options.backend == Backend::portable) {
       SPROCKET_REQUIRE(options.kernel == BsrKernel::automatic || options.kernel == BsrKernel::portable,
                        "BsrSpmvPlan: Backend::portable conflicts with forced kernel ", to_string(options.kernel));

@@ -1,21 +1,229 @@
 #pragma once
-// CUDA BSR SpMV kernels (placeholder: forwards to the portable kernel until the hand-written
-// by-block, by-column and row-per-thread kernels land).
+// CUDA BSR SpMV kernels (paper: bsr-spmv, Eberhardt and Hoemmen, "GPUs" slides), adapted to
+// Sprocket's ROW-MAJOR blocks (value (r, c) of block k at values[k*b*b + r*b + c]; the paper's
+// blocks are column-major). Same semantics as the portable kernel (impl/bsr/bsr_spmv_kokkos.hpp);
+// hand-written kernels (impl/bsr/cuda/bsr_spmv_cuda_kernels.cuh) launched on the execution-space
+// instance's stream. One launch per apply (mode N, rank-1 x and y: the plan splits rank-2 x and y
+// into columns); apply returns without waiting for the GPU (launch errors are checked with
+// cudaGetLastError, which does not block).
+//
+// Kernels, lane mappings and why (every launch uses blocks of 256 threads = 8 warps):
+//
+//   cuda_by_block (b <= 8)  The paper's by-block algorithm. One warp per block row, grid
+//       ceil(block rows / 8) blocks. The lanes spread over the scalars of a block: a lane owns one
+//       (row, column) position and multiplies that entry of the block by x[col*b + column].
+//       b*b <= 32 (b <= 5): floor(32/b^2) consecutive blocks per warp step (b = 1: 32, 2: 8,
+//       3: 3, 4: 2, 5: 1), lanes past floor(32/b^2)*b^2 idle. b = 6..8 (b*b > 32): one block per
+//       step in two passes of floor(32/b) whole rows each (6: 5+1 rows, 7: 4+3, 8: 4+4), one
+//       accumulator per pass in each lane; a pass is whole rows of a row-major block, so its
+//       scalars are contiguous and the lane's column is the same in both passes (one x load per
+//       block serves both). Either way every warp-wide value load is one contiguous run of up to
+//       32 scalars (fully coalesced), as in the paper. At the end of the block row a segmented
+//       shuffle-down sums each row over its b lanes (ceil(log2 b) steps) and then over the
+//       blocks of a step; the lane of column 0 writes the row. The block size is a template
+//       parameter (1..8: the lane layout, loops and reductions are compile-time). Larger b would
+//       need more passes and accumulators and is what by_column does anyway, hence the limit 8
+//       (bsr_kernel_supports).
+//
+//   cuda_by_column (b <= 32)  The paper's by-column algorithm assigns lanes to the columns of
+//       consecutive blocks and lets each walk its column, which is contiguous in column-major
+//       storage. With row-major blocks a column is strided, but the paper's property that
+//       matters, coalesced value reads, is kept by the same lane -> (block, column) assignment
+//       read row by row: lane l < floor(32/b)*b owns column c = l % b of every floor(32/b)-th
+//       block starting at l / b, loads x[col*b + c] once per block and walks the b rows with one
+//       accumulator per row (acc[r] += value(r, c) * x_c). At a fixed r the warp reads row r of
+//       its floor(32/b) blocks: runs of b contiguous scalars, so every load is coalesced (each run
+//       fills whole 32-byte sectors except at its two ends) for any b up to 32, and x is read once per
+//       (block, column), not b times. The rejected alternative, a lane per (block, row) reading
+//       its b contiguous values, makes every warp-wide load touch up to 32 different sectors
+//       (lanes b scalars apart) and leans on L1 to reuse them. The price of the column mapping is
+//       b accumulators per lane (template capacity NR = 4, 8, 16 or 32, the next power of two
+//       >= b) and a cross-lane reduction per block row: a reduce-scatter butterfly (NR - 1 + 5 -
+//       log2 NR shuffles: 6 for NR = 4, 31 for NR = 32, against 5 * b for a full butterfly per
+//       row) after which lane l holds row l >> (5 - log2 NR).
+//       One warp per block row, grid ceil(block rows / 8).
+//
+//   cuda_row_per_thread (any b <= 32, best b >= 16)  The paper's row-per-thread algorithm with x
+//       in shared memory. A group of b consecutive lanes per block row (floor(32/b) groups per
+//       warp, so b <= 16 packs several block rows into a warp; lanes past the groups idle), lane
+//       r owns scalar row r. The group stages the x segments of 8 blocks at a time (lane r loads
+//       entry r of each segment: coalesced) into shared memory (8 warps * 8 blocks * 32 scalars:
+//       16 KiB for double), __syncwarp(group mask), then each lane walks its row's b contiguous
+//       values in each block against the staged segment (broadcast within the group; groups are
+//       interleaved so different groups hit different banks). No cross-lane reduction. With
+//       row-major blocks lane r's b values are contiguous but the warp's loads at one step are b
+//       scalars apart: the reads rely on L1 line reuse across the c loop (the paper's coalescing
+//       of val belongs to column-major blocks). Grid ceil(block rows / (8 * floor(32/b))).
+//
+// Every kernel writes every scalar row (rows of empty block rows get beta*y, or 0 when beta == 0
+// and y is not read): y(row) = beta == 0 ? alpha*sum : beta*y(row) + alpha*sum. Grids are
+// computed in int64 and clamped to bsr_cuda_max_blocks; the kernels loop grid-stride over block
+// rows. x and y go in as data() and stride(0): LayoutLeft, LayoutRight and LayoutStride column
+// subviews. Scalars other than float and double (or y of another type than the scalar) take the
+// portable kernel. The plan rejects block sizes a kernel does not support; the launcher checks
+// again and throws InvalidArgument.
+#include <Kokkos_Core.hpp>
+
+#include "Sprocket_Error.hpp"
 #include "impl/bsr/bsr_spmv_kokkos.hpp"
 
 #ifdef KOKKOS_ENABLE_CUDA
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "impl/bsr/cuda/bsr_spmv_cuda_kernels.cuh"
+
 namespace Sprocket {
 namespace Impl {
 namespace cuda {
 
+/// Grid clamp (far above what an H100/H200 keeps resident, far below gridDim.x's 2^31 - 1);
+/// the kernels' grid-stride loops cover the rest.
+inline constexpr int64_t bsr_cuda_max_blocks = int64_t(1) << 20;
+/// Largest block size of cuda_by_block (mirrors bsr_kernel_supports).
+inline constexpr int bsr_by_block_max_b = 8;
+
+inline unsigned bsr_cuda_grid(int64_t work, int64_t per_block) {
+  const int64_t blocks = (work + per_block - 1) / per_block;
+  return static_cast<unsigned>(std::max<int64_t>(1, std::min(blocks, bsr_cuda_max_blocks)));
+}
+
+/// Throws Sprocket::Error if the last launch failed (does not synchronize).
+inline void bsr_cuda_check_launch(const char* kernel) {
+  const cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess)
+    throw Error(std::string("Sprocket::bsr_spmv (CUDA): launching ") + kernel + " failed: " +
+                cudaGetErrorName(err) + ": " + cudaGetErrorString(err));
+}
+
+template <class Scalar, class YValue>
+inline constexpr bool bsr_cuda_supported_v =
+    (std::is_same_v<Scalar, float> || std::is_same_v<Scalar, double>) && std::is_same_v<YValue, Scalar>;
+
+/// Raw pointers and strides of one apply.
+template <class Offset, class Ordinal, class Value, class XValue, class YValue, class Scalar>
+struct BsrCudaArgs {
+  cudaStream_t stream;
+  const Offset* row_map;
+  const Ordinal* entries;
+  const Value* values;
+  int64_t num_block_rows;
+  int b;
+  Scalar alpha, beta;
+  const XValue* x;
+  int64_t x_stride;
+  YValue* y;
+  int64_t y_stride;
+};
+
+template <int B, class Args>
+void bsr_launch_by_block(const Args& a) {
+  bsr_by_block_kernel<B><<<bsr_cuda_grid(a.num_block_rows, bsr_warps_per_block), bsr_block_threads, 0, a.stream>>>(
+      a.row_map, a.entries, a.values, a.num_block_rows, a.alpha, a.x, a.x_stride, a.beta, a.y, a.y_stride);
+  bsr_cuda_check_launch("bsr_by_block_kernel");
+}
+
+template <int NR, class Args>
+void bsr_launch_by_column(const Args& a) {
+  bsr_by_column_kernel<NR><<<bsr_cuda_grid(a.num_block_rows, bsr_warps_per_block), bsr_block_threads, 0,
+                             a.stream>>>(a.row_map, a.entries, a.values, a.num_block_rows, a.b, a.alpha, a.x,
+                                         a.x_stride, a.beta, a.y, a.y_stride);
+  bsr_cuda_check_launch("bsr_by_column_kernel");
+}
+
+template <class Args>
+void bsr_launch_row_per_thread(const Args& a) {
+  const int64_t block_rows_per_block = int64_t(bsr_warps_per_block) * (bsr_warp_size / a.b);
+  bsr_row_per_thread_kernel<<<bsr_cuda_grid(a.num_block_rows, block_rows_per_block), bsr_block_threads, 0,
+                              a.stream>>>(a.row_map, a.entries, a.values, a.num_block_rows, a.b, a.alpha, a.x,
+                                          a.x_stride, a.beta, a.y, a.y_stride);
+  bsr_cuda_check_launch("bsr_row_per_thread_kernel");
+}
+
+template <class Args>
+void bsr_launch(BsrKernel kernel, const Args& a) {
+  SPROCKET_REQUIRE(a.b >= 1 && a.b <= bsr_warp_size, "Sprocket::bsr_spmv (CUDA): block size ", a.b,
+                   " outside [1, ", bsr_warp_size, "]");
+  switch (kernel) {
+    case BsrKernel::cuda_by_block:
+      switch (a.b) {
+        case 1: return bsr_launch_by_block<1>(a);
+        case 2: return bsr_launch_by_block<2>(a);
+        case 3: return bsr_launch_by_block<3>(a);
+        case 4: return bsr_launch_by_block<4>(a);
+        case 5: return bsr_launch_by_block<5>(a);
+        case 6: return bsr_launch_by_block<6>(a);
+        case 7: return bsr_launch_by_block<7>(a);
+        case 8: return bsr_launch_by_block<8>(a);
+        default:
+          throw InvalidArgument("Sprocket::bsr_spmv (CUDA): cuda_by_block supports block sizes up to " +
+                                std::to_string(bsr_by_block_max_b) + ", not " + std::to_string(a.b));
+      }
+    case BsrKernel::cuda_by_column:
+      if (a.b <= 4) return bsr_launch_by_column<4>(a);
+      if (a.b <= 8) return bsr_launch_by_column<8>(a);
+      if (a.b <= 16) return bsr_launch_by_column<16>(a);
+      return bsr_launch_by_column<32>(a);
+    case BsrKernel::cuda_row_per_thread: return bsr_launch_row_per_thread(a);
+    default:
+      throw InvalidArgument(std::string("Sprocket::bsr_spmv (CUDA): kernel ") + to_string(kernel) +
+                            " is not a CUDA BSR kernel");
+  }
+}
+
+/// Brackets the launch in a Kokkos Tools region (the raw launch has no parallel_for label); costs
+/// nothing when no tool is loaded.
+struct BsrCudaProfilingRegion {
+  explicit BsrCudaProfilingRegion(const char* name) : active(Kokkos::Tools::profileLibraryLoaded()) {
+    if (active) Kokkos::Tools::pushRegion(name);
+  }
+  ~BsrCudaProfilingRegion() {
+    if (active) Kokkos::Tools::popRegion();
+  }
+  bool active;
+  BsrCudaProfilingRegion(const BsrCudaProfilingRegion&) = delete;
+  BsrCudaProfilingRegion& operator=(const BsrCudaProfilingRegion&) = delete;
+};
+
+/// y = alpha * A * x + beta * y (mode N) for rank-1 x and y with the given CUDA kernel.
 template <class BsrType, class XView, class YView, class Scalar>
 void bsr_spmv(const Kokkos::Cuda& space, BsrKernel kernel, const BsrType& A, Scalar alpha, const XView& x,
               Scalar beta, const YView& y) {
-  (void)kernel;
-  kokkos::bsr_spmv(space, A, alpha, x, beta, y);
+  static_assert(XView::rank == 1 && YView::rank == 1, "Sprocket::bsr_spmv (CUDA): x and y must be rank 1 here");
+  using YValue = typename YView::non_const_value_type;
+  if constexpr (!bsr_cuda_supported_v<Scalar, YValue>) {
+    (void)kernel;
+    kokkos::bsr_spmv(space, A, alpha, x, beta, y);
+  } else {
+    static_assert(Kokkos::SpaceAccessibility<Kokkos::Cuda, typename XView::memory_space>::accessible &&
+                      Kokkos::SpaceAccessibility<Kokkos::Cuda, typename YView::memory_space>::accessible,
+                  "Sprocket::bsr_spmv (CUDA): x and y must be accessible from Kokkos::Cuda");
+    using Offset = typename BsrType::row_map_type::non_const_value_type;
+    using Ordinal = typename BsrType::entries_type::non_const_value_type;
+    using Value = typename BsrType::values_type::non_const_value_type;
+    using XValue = typename XView::non_const_value_type;
+    const int64_t num_block_rows = A.num_block_rows();
+    if (num_block_rows <= 0 || y.extent(0) == 0) return;
+    BsrCudaProfilingRegion region("Sprocket::bsr_spmv::cuda");
+    const BsrCudaArgs<Offset, Ordinal, Value, XValue, YValue, Scalar> args{space.cuda_stream(),
+                                                                          A.row_map.data(),
+                                                                          A.entries.data(),
+                                                                          A.values.data(),
+                                                                          num_block_rows,
+                                                                          A.block_size(),
+                                                                          alpha,
+                                                                          beta,
+                                                                          x.data(),
+                                                                          static_cast<int64_t>(x.stride(0)),
+                                                                          y.data(),
+                                                                          static_cast<int64_t>(y.stride(0))};
+    bsr_launch(kernel, args);
+  }
 }
 
 }  // namespace cuda
 }  // namespace Impl
 }  // namespace Sprocket
-#endif
+#endif  // KOKKOS_ENABLE_CUDA
