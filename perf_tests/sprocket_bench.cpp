@@ -1,4 +1,4 @@
-// sprocket-bench: Sprocket's benchmark driver. One registry of kernels (spmv, stream); each
+// sprocket-bench: Sprocket's benchmark driver. One registry of kernels (spmv, bsr, stream); each
 // prints one line per (matrix, variant or peer) with the median seconds of --repeat timed runs
 // after --warmup untimed ones, GB/s from counted bytes, GFLOP/s, and ratio_vs_<peer> on our lines.
 //
@@ -6,6 +6,8 @@
 //                  [--compare kk,cusparse] [--variant auto|<name>|all] [--repeat N] [--warmup N]
 //                  [--check] [--json] [--describe] [--stream] [--scalar double|float]
 //                  [--offset int|size_t] [--alpha A] [--beta B]
+//   sprocket-bench --kernel bsr --matrix <...> [--block-size auto|<b>] [--compare kk,csr,cusparse]
+//                  [--variant auto|<BsrKernel name>|all] (and the common options above)
 //   sprocket-bench --kernel stream [--variant copy|triad|all] [--stream-size N] [--json]
 //
 // Exit status: 0 on success, 1 after a failed --check or an unreadable matrix (the other

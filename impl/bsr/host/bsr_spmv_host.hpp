@@ -16,13 +16,17 @@ namespace Sprocket {
 namespace Impl {
 namespace host {
 
-/// Block rows [I0, I1): values of block k row r at values[k * block_stride + r * row_stride].
-template <int B, class BsrType, class Value, class XView, class YView, class Scalar>
+/// Block rows [I0, I1): values of block k row r at values[k * block_stride + r * row_stride],
+/// row_stride = b, or b rounded up to 8 when Padded. Both are compile-time constants for B > 0,
+/// so the unrolled block reads use constant offsets.
+template <int B, bool Padded, class BsrType, class Value, class XView, class YView, class Scalar>
 KOKKOS_FORCEINLINE_FUNCTION void bsr_block_rows(const BsrType& A, int runtime_b, const Value* __restrict values,
-                                                int64_t block_stride, int64_t row_stride, int64_t I0, int64_t I1,
-                                                Scalar alpha, const XView& x, Scalar beta, const YView& y) {
+                                                int64_t I0, int64_t I1, Scalar alpha, const XView& x, Scalar beta,
+                                                const YView& y) {
   constexpr int capacity = B > 0 ? B : 32;
   const int b = B > 0 ? B : runtime_b;
+  const int64_t row_stride = Padded ? (b + 7) / 8 * 8 : b;
+  const int64_t block_stride = b * row_stride;
   const auto* row_map = A.row_map.data();
   const auto* entries = A.entries.data();
   for (int64_t I = I0; I < I1; ++I) {
@@ -47,21 +51,20 @@ KOKKOS_FORCEINLINE_FUNCTION void bsr_block_rows(const BsrType& A, int runtime_b,
   }
 }
 
-template <class BsrType, class Value, class XView, class YView, class Scalar>
-KOKKOS_FORCEINLINE_FUNCTION void bsr_block_rows_any(const BsrType& A, const Value* values, int64_t block_stride,
-                                                    int64_t row_stride, int64_t I0, int64_t I1, Scalar alpha,
-                                                    const XView& x, Scalar beta, const YView& y) {
+template <bool Padded, class BsrType, class Value, class XView, class YView, class Scalar>
+KOKKOS_FORCEINLINE_FUNCTION void bsr_block_rows_any(const BsrType& A, const Value* values, int64_t I0, int64_t I1,
+                                                    Scalar alpha, const XView& x, Scalar beta, const YView& y) {
   const int b = A.block_size();
   switch (b) {
-    case 1: return bsr_block_rows<1>(A, b, values, block_stride, row_stride, I0, I1, alpha, x, beta, y);
-    case 2: return bsr_block_rows<2>(A, b, values, block_stride, row_stride, I0, I1, alpha, x, beta, y);
-    case 3: return bsr_block_rows<3>(A, b, values, block_stride, row_stride, I0, I1, alpha, x, beta, y);
-    case 4: return bsr_block_rows<4>(A, b, values, block_stride, row_stride, I0, I1, alpha, x, beta, y);
-    case 5: return bsr_block_rows<5>(A, b, values, block_stride, row_stride, I0, I1, alpha, x, beta, y);
-    case 6: return bsr_block_rows<6>(A, b, values, block_stride, row_stride, I0, I1, alpha, x, beta, y);
-    case 7: return bsr_block_rows<7>(A, b, values, block_stride, row_stride, I0, I1, alpha, x, beta, y);
-    case 8: return bsr_block_rows<8>(A, b, values, block_stride, row_stride, I0, I1, alpha, x, beta, y);
-    default: return bsr_block_rows<0>(A, b, values, block_stride, row_stride, I0, I1, alpha, x, beta, y);
+    case 1: return bsr_block_rows<1, Padded>(A, b, values, I0, I1, alpha, x, beta, y);
+    case 2: return bsr_block_rows<2, Padded>(A, b, values, I0, I1, alpha, x, beta, y);
+    case 3: return bsr_block_rows<3, Padded>(A, b, values, I0, I1, alpha, x, beta, y);
+    case 4: return bsr_block_rows<4, Padded>(A, b, values, I0, I1, alpha, x, beta, y);
+    case 5: return bsr_block_rows<5, Padded>(A, b, values, I0, I1, alpha, x, beta, y);
+    case 6: return bsr_block_rows<6, Padded>(A, b, values, I0, I1, alpha, x, beta, y);
+    case 7: return bsr_block_rows<7, Padded>(A, b, values, I0, I1, alpha, x, beta, y);
+    case 8: return bsr_block_rows<8, Padded>(A, b, values, I0, I1, alpha, x, beta, y);
+    default: return bsr_block_rows<0, Padded>(A, b, values, I0, I1, alpha, x, beta, y);
   }
 }
 
@@ -70,18 +73,15 @@ KOKKOS_FORCEINLINE_FUNCTION void bsr_block_rows_any(const BsrType& A, const Valu
 template <class ExecSpace, class BsrType, class Parts, class Padded, class XView, class YView, class Scalar>
 void bsr_spmv(const ExecSpace& space, const BsrType& A, const Parts& parts, const Padded& padded, bool use_padded,
               Scalar alpha, const XView& x, Scalar beta, const YView& y) {
-  const int64_t b = A.block_size();
-  const int64_t row_stride = use_padded ? (b + 7) / 8 * 8 : b;
-  const int64_t block_stride = b * row_stride;
   const auto* values = A.values.data();
   const auto* padded_values = padded.data();
   Kokkos::parallel_for(
       "Sprocket::bsr_spmv::host", Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Static>>(space, 0, parts.extent(0) - 1),
       KOKKOS_LAMBDA(const int64_t p) {
         if (use_padded)
-          bsr_block_rows_any(A, padded_values, block_stride, row_stride, parts(p), parts(p + 1), alpha, x, beta, y);
+          bsr_block_rows_any<true>(A, padded_values, parts(p), parts(p + 1), alpha, x, beta, y);
         else
-          bsr_block_rows_any(A, values, block_stride, row_stride, parts(p), parts(p + 1), alpha, x, beta, y);
+          bsr_block_rows_any<false>(A, values, parts(p), parts(p + 1), alpha, x, beta, y);
       });
 }
 
