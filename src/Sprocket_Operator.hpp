@@ -80,6 +80,37 @@ void check_apply_extents(const char* who, Mode mode, int64_t rows, int64_t cols,
                      y.extent(1));
 }
 
+/// Writes an operator's public apply() once for all operators (CRTP). apply() parses the mode,
+/// checks ranks and extents (InvalidArgument naming the sizes), applies rank-2 Views column by
+/// column and hands each vector to Derived::apply_vector(space, mode, alpha, x, beta, y).
+/// Derived provides num_rows(), num_cols(), a static `operator_name` for messages, and
+/// apply_vector (private is fine: befriend LinearOperator).
+template <class Derived, class ExecSpace, class Scalar>
+class LinearOperator {
+ public:
+  /// y = alpha * op(A) * x + beta * y on a default instance of the execution space.
+  template <class XView, class YView>
+  void apply(const char mode[], Scalar alpha, const XView& x, Scalar beta, const YView& y) const {
+    apply(ExecSpace(), mode, alpha, x, beta, y);
+  }
+
+  /// The same on a given execution-space instance (CUDA kernels run on its stream).
+  template <class XView, class YView>
+  void apply(const ExecSpace& space, const char mode[], Scalar alpha, const XView& x, Scalar beta,
+             const YView& y) const {
+    const Mode m = parse_mode(mode);
+    const Derived& self = static_cast<const Derived&>(*this);
+    check_apply_extents(Derived::operator_name, m, self.num_rows(), self.num_cols(), x, y);
+    if constexpr (XView::rank == 2) {
+      for (size_t j = 0; j < x.extent(1); ++j)
+        self.apply_vector(space, m, alpha, Kokkos::subview(x, Kokkos::ALL(), j), beta,
+                          Kokkos::subview(y, Kokkos::ALL(), j));
+    } else {
+      self.apply_vector(space, m, alpha, x, beta, y);
+    }
+  }
+};
+
 /// y = beta * y for a rank-1 View (beta == 0 writes zeros without reading y): the whole apply
 /// when alpha == 0, shared by every operator.
 template <class ExecSpace, class YView, class Scalar>

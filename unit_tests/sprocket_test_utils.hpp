@@ -69,6 +69,24 @@ inline HostCsr unsorted_with_duplicates(int64_t rows, int64_t cols, int64_t max_
   return A;
 }
 
+/// Random matrix made of b x b blocks: a random block pattern, each stored block holding each of
+/// its b*b positions with probability `density` (the (0, 0) position always), small integer
+/// values in [-8, 8] (zeros included), so BSR conversion has to zero-fill.
+inline HostCsr random_blocked(int64_t block_rows, int64_t block_cols, int b, double blocks_per_row,
+                              double density, uint64_t salt) {
+  HostCsr pattern = random_csr(block_rows, block_cols, blocks_per_row, salt);
+  std::mt19937_64 rng(seed_for(salt + 1000));
+  std::vector<Triplet> t;
+  for (int64_t I = 0; I < block_rows; ++I)
+    for (int64_t k = pattern.row_map[I]; k < pattern.row_map[I + 1]; ++k)
+      for (int r = 0; r < b; ++r)
+        for (int c = 0; c < b; ++c)
+          if ((rng() >> 11) * 0x1.0p-53 < density || (r == 0 && c == 0))
+            t.push_back({I * b + r, int64_t{pattern.entries[k]} * b + c,
+                         static_cast<double>(static_cast<int>(rng() % 17) - 8)});
+  return HostCsr::from_triplets(block_rows * b, block_cols * b, std::move(t));
+}
+
 /// Random dense matrix with entries in [-1, 1].
 inline HostDense random_dense(int64_t rows, int64_t cols, uint64_t salt) {
   std::mt19937_64 rng(seed_for(salt));

@@ -30,10 +30,14 @@ void bsr_pad_values(const ExecSpace& space, const Padded& padded, const Values& 
 }  // namespace Impl
 
 template <class BsrType>
-class BsrSpmvPlan {
+class BsrSpmvPlan : public Impl::LinearOperator<BsrSpmvPlan<BsrType>, typename BsrType::execution_space,
+                                                typename BsrType::value_type> {
   static_assert(is_bsr_matrix_v<BsrType>, "BsrSpmvPlan: the matrix must be a Sprocket::BsrMatrix");
+  friend class Impl::LinearOperator<BsrSpmvPlan<BsrType>, typename BsrType::execution_space,
+                                    typename BsrType::value_type>;
 
  public:
+  static constexpr const char* operator_name = "BsrSpmvPlan::apply";
   using matrix_type = BsrType;
   using scalar_type = typename BsrType::value_type;
   using execution_space = typename BsrType::execution_space;
@@ -81,24 +85,8 @@ class BsrSpmvPlan {
     execution_space().fence();
   }
 
-  template <class XView, class YView>
-  void apply(const char mode[], scalar_type alpha, const XView& x, scalar_type beta, const YView& y) const {
-    apply(execution_space(), mode, alpha, x, beta, y);
-  }
-
-  template <class XView, class YView>
-  void apply(const execution_space& space, const char mode[], scalar_type alpha, const XView& x,
-             scalar_type beta, const YView& y) const {
-    const Mode m = parse_mode(mode);
-    Impl::check_apply_extents("BsrSpmvPlan::apply", m, A_.numRows(), A_.numCols(), x, y);
-    if constexpr (XView::rank == 2) {
-      for (size_t j = 0; j < x.extent(1); ++j)
-        apply_vector(space, m, alpha, Kokkos::subview(x, Kokkos::ALL(), j), beta,
-                     Kokkos::subview(y, Kokkos::ALL(), j));
-    } else {
-      apply_vector(space, m, alpha, x, beta, y);
-    }
-  }
+  int64_t num_rows() const { return A_.numRows(); }
+  int64_t num_cols() const { return A_.numCols(); }
 
   BsrKernel kernel() const { return kernel_; }
   const BsrType& matrix() const { return A_; }

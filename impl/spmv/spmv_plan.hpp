@@ -78,10 +78,14 @@ std::vector<int64_t> host_row_map(const CrsType& A) {
 }  // namespace Impl
 
 template <class CrsType>
-class SpmvPlan {
+class SpmvPlan : public Impl::LinearOperator<SpmvPlan<CrsType>, typename CrsType::execution_space,
+                                             typename CrsType::non_const_value_type> {
   static_assert(is_crs_matrix_v<CrsType>, "SpmvPlan: the matrix must be a KokkosSparse::CrsMatrix");
+  friend class Impl::LinearOperator<SpmvPlan<CrsType>, typename CrsType::execution_space,
+                                    typename CrsType::non_const_value_type>;
 
  public:
+  static constexpr const char* operator_name = "SpmvPlan::apply";
   using matrix_type = CrsType;
   using scalar_type = typename CrsType::non_const_value_type;
   using ordinal_type = typename CrsType::non_const_ordinal_type;
@@ -108,26 +112,8 @@ class SpmvPlan {
     device_ = make_device(schedule_);
   }
 
-  /// y = alpha * op(A) * x + beta * y on a default instance of the matrix's execution space.
-  template <class XView, class YView>
-  void apply(const char mode[], scalar_type alpha, const XView& x, scalar_type beta, const YView& y) const {
-    apply(execution_space(), mode, alpha, x, beta, y);
-  }
-
-  /// The same on a given execution-space instance (CUDA kernels run on its stream).
-  template <class XView, class YView>
-  void apply(const execution_space& space, const char mode[], scalar_type alpha, const XView& x,
-             scalar_type beta, const YView& y) const {
-    const Mode m = parse_mode(mode);
-    Impl::check_apply_extents("SpmvPlan::apply", m, A_.numRows(), A_.numCols(), x, y);
-    if constexpr (XView::rank == 2) {
-      for (size_t j = 0; j < x.extent(1); ++j)
-        apply_vector(space, m, alpha, Kokkos::subview(x, Kokkos::ALL(), j), beta,
-                     Kokkos::subview(y, Kokkos::ALL(), j));
-    } else {
-      apply_vector(space, m, alpha, x, beta, y);
-    }
-  }
+  int64_t num_rows() const { return A_.numRows(); }
+  int64_t num_cols() const { return A_.numCols(); }
 
   /// What the analysis chose: target, features, U, bins and their kernels.
   std::string describe() const {

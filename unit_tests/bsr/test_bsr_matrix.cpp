@@ -13,22 +13,6 @@ using namespace Sprocket;
 
 namespace {
 
-// Random matrix made of b x b blocks: a random block pattern, each stored block holding each of
-// its b*b positions with probability `density` (so conversion must zero-fill).
-HostCsr random_blocked(int64_t block_rows, int64_t block_cols, int b, double blocks_per_row,
-                       double density, uint64_t salt) {
-  HostCsr pattern = test::random_csr(block_rows, block_cols, blocks_per_row, salt);
-  std::mt19937_64 rng(test::seed_for(salt + 1000));
-  std::vector<Triplet> t;
-  for (int64_t I = 0; I < block_rows; ++I)
-    for (int64_t k = pattern.row_map[I]; k < pattern.row_map[I + 1]; ++k)
-      for (int r = 0; r < b; ++r)
-        for (int c = 0; c < b; ++c)
-          if ((rng() >> 11) * 0x1.0p-53 < density || (r == 0 && c == 0))
-            t.push_back({I * b + r, int64_t{pattern.entries[k]} * b + c,
-                         static_cast<double>(static_cast<int>(rng() % 17) - 8)});
-  return HostCsr::from_triplets(block_rows * b, block_cols * b, std::move(t));
-}
 
 HostCsr without_zeros(const HostCsr& A) {
   std::vector<Triplet> t;
@@ -44,7 +28,7 @@ class BsrConversion : public ::testing::TestWithParam<int> {};
 
 TEST_P(BsrConversion, RoundTripAndFillRatio) {
   const int b = GetParam();
-  HostCsr A = without_zeros(random_blocked(13, 9, b, 2.5, 0.6, b));
+  HostCsr A = without_zeros(test::random_blocked(13, 9, b, 2.5, 0.6, b));
   BsrConversionInfo info;
   HostBsr bsr = csr_to_host_bsr(A, b, &info);
   EXPECT_EQ(bsr.block_size, b);
@@ -155,7 +139,7 @@ TYPED_TEST(BsrOnDevice, CsrToBsrToCsr) {
   using Crs = TypeParam;
   using Bsr = BsrMatrix<typename Crs::non_const_value_type, int, typename Crs::device_type,
                         typename Crs::non_const_size_type>;
-  HostCsr A = without_zeros(random_blocked(7, 5, 3, 2.0, 0.5, 11));
+  HostCsr A = without_zeros(test::random_blocked(7, 5, 3, 2.0, 0.5, 11));
   Crs a = to_crs<Crs>(A);
   BsrConversionInfo info;
   Bsr bsr = csr_to_bsr<Bsr>(a, 3, &info);

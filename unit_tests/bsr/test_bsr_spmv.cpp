@@ -65,23 +65,6 @@ const std::vector<int> kBlockSizes = {1, 2, 3, 4, 5, 6, 7, 8, 11, 16, 17, 32};
 // ------------------------------------------------------------------------------------------------
 // Matrices
 
-// Random matrix made of b x b blocks (as in test_bsr_matrix.cpp): a random block pattern, each
-// stored block holding each of its b*b positions with probability `density` (the (0, 0) position
-// always), small integer values in [-8, 8] (zeros included).
-HostCsr random_blocked(int64_t block_rows, int64_t block_cols, int b, double blocks_per_row,
-                       double density, uint64_t salt) {
-  HostCsr pattern = test::random_csr(block_rows, block_cols, blocks_per_row, salt);
-  std::mt19937_64 rng(test::seed_for(salt + 1000));
-  std::vector<Triplet> t;
-  for (int64_t I = 0; I < block_rows; ++I)
-    for (int64_t k = pattern.row_map[I]; k < pattern.row_map[I + 1]; ++k)
-      for (int r = 0; r < b; ++r)
-        for (int c = 0; c < b; ++c)
-          if ((rng() >> 11) * 0x1.0p-53 < density || (r == 0 && c == 0))
-            t.push_back({I * b + r, int64_t{pattern.entries[k]} * b + c,
-                         static_cast<double>(static_cast<int>(rng() % 17) - 8)});
-  return HostCsr::from_triplets(block_rows * b, block_cols * b, std::move(t));
-}
 
 /// Empties the block rows for which keep(I) is false.
 template <class Keep>
@@ -105,7 +88,7 @@ HostBsr empty_block_rows_unless(const HostBsr& A, Keep keep) {
 
 /// Random BSR with partially filled blocks (density 0.5) through csr_to_host_bsr.
 HostBsr random_bsr(int64_t block_rows, int64_t block_cols, int b, double blocks_per_row, uint64_t salt) {
-  return csr_to_host_bsr(random_blocked(block_rows, block_cols, b, blocks_per_row, 0.5, salt), b);
+  return csr_to_host_bsr(test::random_blocked(block_rows, block_cols, b, blocks_per_row, 0.5, salt), b);
 }
 
 /// No stored block at all (every block row empty).
