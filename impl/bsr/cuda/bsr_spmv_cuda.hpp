@@ -57,7 +57,7 @@
 //
 // Every kernel writes every scalar row (rows of empty block rows get beta*y, or 0 when beta == 0
 // and y is not read): y(row) = beta == 0 ? alpha*sum : beta*y(row) + alpha*sum. Grids are
-// computed in int64 and clamped to bsr_cuda_max_blocks; the kernels loop grid-stride over block
+// computed in int64 and clamped to max_grid_blocks; the kernels loop grid-stride over block
 // rows. x and y go in as data() and stride(0): LayoutLeft, LayoutRight and LayoutStride column
 // subviews. Scalars other than float and double (or y of another type than the scalar) take the
 // portable kernel. The plan rejects block sizes a kernel does not support; the launcher checks
@@ -74,33 +74,14 @@
 #include <type_traits>
 
 #include "impl/bsr/cuda/bsr_spmv_cuda_kernels.cuh"
+#include "impl/common/cuda/cuda_launch.hpp"
 
 namespace Sprocket {
 namespace Impl {
 namespace cuda {
 
-/// Grid clamp (far above what an H100/H200 keeps resident, far below gridDim.x's 2^31 - 1);
-/// the kernels' grid-stride loops cover the rest.
-inline constexpr int64_t bsr_cuda_max_blocks = int64_t(1) << 20;
 /// Largest block size of cuda_by_block (mirrors bsr_kernel_supports).
 inline constexpr int bsr_by_block_max_b = 8;
-
-inline unsigned bsr_cuda_grid(int64_t work, int64_t per_block) {
-  const int64_t blocks = (work + per_block - 1) / per_block;
-  return static_cast<unsigned>(std::max<int64_t>(1, std::min(blocks, bsr_cuda_max_blocks)));
-}
-
-/// Throws Sprocket::Error if the last launch failed (does not synchronize).
-inline void bsr_cuda_check_launch(const char* kernel) {
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess)
-    throw Error(std::string("Sprocket::bsr_spmv (CUDA): launching ") + kernel + " failed: " +
-                cudaGetErrorName(err) + ": " + cudaGetErrorString(err));
-}
-
-template <class Scalar, class YValue>
-inline constexpr bool bsr_cuda_supported_v =
-    (std::is_same_v<Scalar, float> || std::is_same_v<Scalar, double>) && std::is_same_v<YValue, Scalar>;
 
 /// Raw pointers and strides of one apply.
 template <class Offset, class Ordinal, class Value, class XValue, class YValue, class Scalar>
@@ -120,26 +101,26 @@ struct BsrCudaArgs {
 
 template <int B, class Args>
 void bsr_launch_by_block(const Args& a) {
-  bsr_by_block_kernel<B><<<bsr_cuda_grid(a.num_block_rows, bsr_warps_per_block), bsr_block_threads, 0, a.stream>>>(
+  bsr_by_block_kernel<B><<<grid_blocks(a.num_block_rows, bsr_warps_per_block), bsr_block_threads, 0, a.stream>>>(
       a.row_map, a.entries, a.values, a.num_block_rows, a.alpha, a.x, a.x_stride, a.beta, a.y, a.y_stride);
-  bsr_cuda_check_launch("bsr_by_block_kernel");
+  check_launch("Sprocket::bsr_spmv", "bsr_by_block_kernel");
 }
 
 template <int NR, class Args>
 void bsr_launch_by_column(const Args& a) {
-  bsr_by_column_kernel<NR><<<bsr_cuda_grid(a.num_block_rows, bsr_warps_per_block), bsr_block_threads, 0,
+  bsr_by_column_kernel<NR><<<grid_blocks(a.num_block_rows, bsr_warps_per_block), bsr_block_threads, 0,
                              a.stream>>>(a.row_map, a.entries, a.values, a.num_block_rows, a.b, a.alpha, a.x,
                                          a.x_stride, a.beta, a.y, a.y_stride);
-  bsr_cuda_check_launch("bsr_by_column_kernel");
+  check_launch("Sprocket::bsr_spmv", "bsr_by_column_kernel");
 }
 
 template <class Args>
 void bsr_launch_row_per_thread(const Args& a) {
   const int64_t block_rows_per_block = int64_t(bsr_warps_per_block) * (bsr_warp_size / a.b);
-  bsr_row_per_thread_kernel<<<bsr_cuda_grid(a.num_block_rows, block_rows_per_block), bsr_block_threads, 0,
+  bsr_row_per_thread_kernel<<<grid_blocks(a.num_block_rows, block_rows_per_block), bsr_block_threads, 0,
                               a.stream>>>(a.row_map, a.entries, a.values, a.num_block_rows, a.b, a.alpha, a.x,
                                           a.x_stride, a.beta, a.y, a.y_stride);
-  bsr_cuda_check_launch("bsr_row_per_thread_kernel");
+  check_launch("Sprocket::bsr_spmv", "bsr_row_per_thread_kernel");
 }
 
 template <class Args>
@@ -193,7 +174,7 @@ void bsr_spmv(const Kokkos::Cuda& space, BsrKernel kernel, const BsrType& A, Sca
               Scalar beta, const YView& y) {
   static_assert(XView::rank == 1 && YView::rank == 1, "Sprocket::bsr_spmv (CUDA): x and y must be rank 1 here");
   using YValue = typename YView::non_const_value_type;
-  if constexpr (!bsr_cuda_supported_v<Scalar, YValue>) {
+  if constexpr (!raw_kernel_supported_v<Scalar, YValue>) {
     (void)kernel;
     kokkos::bsr_spmv(space, A, alpha, x, beta, y);
   } else {

@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "impl/common/cuda/cuda_device.cuh"
+
 namespace Sprocket {
 namespace Impl {
 namespace cuda {
@@ -31,19 +33,6 @@ inline constexpr int bsr_warps_per_block = bsr_block_threads / bsr_warp_size;
 /// row_per_thread: blocks whose x segments are staged in shared memory at a time (per row group).
 inline constexpr int bsr_x_chunk = 8;
 inline constexpr unsigned bsr_full_mask = 0xffffffffu;
-
-/// Read-only load through the non-coherent path where CUDA has an __ldg overload.
-template <class T>
-__device__ __forceinline__ T bsr_ldg(const T* p) {
-  if constexpr (std::is_same_v<T, int> || std::is_same_v<T, unsigned> || std::is_same_v<T, long> ||
-                std::is_same_v<T, unsigned long> || std::is_same_v<T, long long> ||
-                std::is_same_v<T, unsigned long long> || std::is_same_v<T, float> ||
-                std::is_same_v<T, double>) {
-    return __ldg(p);
-  } else {
-    return *p;
-  }
-}
 
 /// y = beta == 0 ? alpha * sum : beta * y + alpha * sum; beta == 0 never reads y.
 template <class Scalar, class YValue>
@@ -107,8 +96,8 @@ __global__ void __launch_bounds__(bsr_block_threads)
   const bool active = lane < Shape::active_lanes;
   const int64_t warp_count = bsr_warp_count();
   for (int64_t I = bsr_warp_index(); I < num_block_rows; I += warp_count) {
-    const int64_t first = static_cast<int64_t>(bsr_ldg(row_map + I));
-    const int64_t last = static_cast<int64_t>(bsr_ldg(row_map + I + 1));
+    const int64_t first = static_cast<int64_t>(ldg(row_map + I));
+    const int64_t last = static_cast<int64_t>(ldg(row_map + I + 1));
     Scalar acc[P];
 #pragma unroll
     for (int p = 0; p < P; ++p) acc[p] = Scalar(0);
@@ -116,11 +105,11 @@ __global__ void __launch_bounds__(bsr_block_threads)
 #pragma unroll 2
       for (int64_t k = first + blk; k < last; k += S) {
         const Scalar xc =
-            static_cast<Scalar>(bsr_ldg(x + (static_cast<int64_t>(bsr_ldg(entries + k)) * B + c) * x_stride));
+            static_cast<Scalar>(ldg(x + (static_cast<int64_t>(ldg(entries + k)) * B + c) * x_stride));
         const Value* tile = values + k * Shape::block_scalars + t;
 #pragma unroll
         for (int p = 0; p < P; ++p)
-          if (p * R + row_in_tile < B) acc[p] += static_cast<Scalar>(bsr_ldg(tile + p * T)) * xc;
+          if (p * R + row_in_tile < B) acc[p] += static_cast<Scalar>(ldg(tile + p * T)) * xc;
       }
     }
     // Every lane of the warp reaches the shuffles (the loop above reconverges; I is warp-uniform).
@@ -203,19 +192,19 @@ __global__ void __launch_bounds__(bsr_block_threads)
   const int64_t bb = static_cast<int64_t>(b) * b;
   const int64_t warp_count = bsr_warp_count();
   for (int64_t I = bsr_warp_index(); I < num_block_rows; I += warp_count) {
-    const int64_t first = static_cast<int64_t>(bsr_ldg(row_map + I));
-    const int64_t last = static_cast<int64_t>(bsr_ldg(row_map + I + 1));
+    const int64_t first = static_cast<int64_t>(ldg(row_map + I));
+    const int64_t last = static_cast<int64_t>(ldg(row_map + I + 1));
     Scalar acc[NR];
 #pragma unroll
     for (int r = 0; r < NR; ++r) acc[r] = Scalar(0);
     if (active) {
       for (int64_t k = first + blk; k < last; k += blocks_per_step) {
         const Scalar xc =
-            static_cast<Scalar>(bsr_ldg(x + (static_cast<int64_t>(bsr_ldg(entries + k)) * b + c) * x_stride));
+            static_cast<Scalar>(ldg(x + (static_cast<int64_t>(ldg(entries + k)) * b + c) * x_stride));
         const Value* column = values + k * bb + c;
 #pragma unroll
         for (int r = 0; r < NR; ++r)
-          if (r < b) acc[r] += static_cast<Scalar>(bsr_ldg(column + static_cast<int64_t>(r) * b)) * xc;
+          if (r < b) acc[r] += static_cast<Scalar>(ldg(column + static_cast<int64_t>(r) * b)) * xc;
       }
     }
     const Scalar sum = bsr_rows_warp_sum(acc, lane);
@@ -249,8 +238,8 @@ __global__ void __launch_bounds__(bsr_block_threads)
   const int64_t bb = static_cast<int64_t>(b) * b;
   const int64_t stride = bsr_warp_count() * groups;
   for (int64_t I = bsr_warp_index() * groups + g; I < num_block_rows; I += stride) {
-    const int64_t first = static_cast<int64_t>(bsr_ldg(row_map + I));
-    const int64_t last = static_cast<int64_t>(bsr_ldg(row_map + I + 1));
+    const int64_t first = static_cast<int64_t>(ldg(row_map + I));
+    const int64_t last = static_cast<int64_t>(ldg(row_map + I + 1));
     Scalar sum = Scalar(0);
     for (int64_t k0 = first; k0 < last; k0 += bsr_x_chunk) {
       const int n = last - k0 < bsr_x_chunk ? static_cast<int>(last - k0) : bsr_x_chunk;
@@ -259,8 +248,8 @@ __global__ void __launch_bounds__(bsr_block_threads)
       Scalar chunk_x[bsr_x_chunk];
 #pragma unroll
       for (int j = 0; j < bsr_x_chunk; ++j)
-        chunk_x[j] = j < n ? static_cast<Scalar>(bsr_ldg(
-                                 x + (static_cast<int64_t>(bsr_ldg(entries + k0 + j)) * b + r) * x_stride))
+        chunk_x[j] = j < n ? static_cast<Scalar>(ldg(
+                                 x + (static_cast<int64_t>(ldg(entries + k0 + j)) * b + r) * x_stride))
                            : Scalar(0);
 #pragma unroll
       for (int j = 0; j < bsr_x_chunk; ++j)
@@ -270,7 +259,7 @@ __global__ void __launch_bounds__(bsr_block_threads)
         const Value* row = values + (k0 + j) * bb + static_cast<int64_t>(r) * b;
         const Scalar* xj = xs + j * b * groups + g;
 #pragma unroll 4
-        for (int c = 0; c < b; ++c) sum += static_cast<Scalar>(bsr_ldg(row + c)) * xj[c * groups];
+        for (int c = 0; c < b; ++c) sum += static_cast<Scalar>(ldg(row + c)) * xj[c * groups];
       }
       __syncwarp(mask);
     }

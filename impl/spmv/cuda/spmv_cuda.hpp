@@ -34,7 +34,7 @@
 //
 // Every kernel writes every row of its virtual rows, empty rows included, as
 // y(r) = beta == 0 ? alpha * sum : beta * y(r) + alpha * sum (NaN in y does not propagate when
-// beta == 0). Grid sizes are computed in int64 and clamped to spmv_max_blocks; the kernels loop
+// beta == 0). Grid sizes are computed in int64 and clamped to max_grid_blocks; the kernels loop
 // grid-stride, so counts beyond 2^31 - 1 threads are covered. x and y are passed as data() and
 // stride(0), which covers LayoutLeft, LayoutRight and the LayoutStride column subviews the plan
 // makes of rank-2 LayoutRight Views. Read-only arrays go through __ldg.
@@ -52,32 +52,12 @@
 #include <string>
 #include <type_traits>
 
+#include "impl/common/cuda/cuda_launch.hpp"
 #include "impl/spmv/cuda/spmv_cuda_kernels.cuh"
 
 namespace Sprocket {
 namespace Impl {
 namespace cuda {
-
-/// Grid clamp: far above what an H100/H200 keeps resident (about 1000 blocks of 256), far below
-/// the 2^31 - 1 limit of gridDim.x; more work is covered by the kernels' grid-stride loops.
-inline constexpr int64_t spmv_max_blocks = int64_t(1) << 20;
-
-inline unsigned spmv_grid(int64_t threads_or_blocks, int64_t per_block) {
-  const int64_t blocks = (threads_or_blocks + per_block - 1) / per_block;
-  return static_cast<unsigned>(std::max<int64_t>(1, std::min(blocks, spmv_max_blocks)));
-}
-
-/// Throws Sprocket::Error if the last launch failed (does not synchronize).
-inline void spmv_check_launch(const char* kernel) {
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess)
-    throw Error(std::string("Sprocket::spmv (CUDA): launching ") + kernel + " failed: " +
-                cudaGetErrorName(err) + ": " + cudaGetErrorString(err));
-}
-
-template <class Scalar, class YValue>
-inline constexpr bool spmv_cuda_supported_v =
-    (std::is_same_v<Scalar, float> || std::is_same_v<Scalar, double>) && std::is_same_v<YValue, Scalar>;
 
 /// Raw pointers and strides of one apply.
 template <class Offset, class Ordinal, class Value, class XValue, class YValue, class Scalar>
@@ -97,10 +77,10 @@ struct SpmvCudaArgs {
 template <int X, class Args, class Bin>
 void spmv_launch_subvector(const Args& a, const Bin& bin) {
   const int64_t slots = bin.num_vrows * bin.rows_per_vrow;
-  spmv_subvector_kernel<X><<<spmv_grid(slots * X, spmv_block_size), spmv_block_size, 0, a.stream>>>(
+  spmv_subvector_kernel<X><<<grid_blocks(slots * X, spmv_block_size), spmv_block_size, 0, a.stream>>>(
       a.row_map, a.entries, a.values, bin.vrows.data(), a.bounds, slots, bin.rows_per_vrow, a.alpha, a.x,
       a.x_stride, a.beta, a.y, a.y_stride);
-  spmv_check_launch("spmv_subvector_kernel");
+  check_launch("Sprocket::spmv", "spmv_subvector_kernel");
 }
 
 template <class Args, class Bin>
@@ -109,10 +89,10 @@ void spmv_launch_bin(const Args& a, const Bin& bin) {
   const int64_t slots = bin.num_vrows * bin.rows_per_vrow;
   switch (bin.kernel) {
     case SpmvKernel::thread_per_row:
-      spmv_thread_per_row_kernel<<<spmv_grid(slots, spmv_block_size), spmv_block_size, 0, a.stream>>>(
+      spmv_thread_per_row_kernel<<<grid_blocks(slots, spmv_block_size), spmv_block_size, 0, a.stream>>>(
           a.row_map, a.entries, a.values, bin.vrows.data(), a.bounds, slots, bin.rows_per_vrow, a.alpha, a.x,
           a.x_stride, a.beta, a.y, a.y_stride);
-      spmv_check_launch("spmv_thread_per_row_kernel");
+      check_launch("Sprocket::spmv", "spmv_thread_per_row_kernel");
       break;
     case SpmvKernel::subvector2: spmv_launch_subvector<2>(a, bin); break;
     case SpmvKernel::subvector4: spmv_launch_subvector<4>(a, bin); break;
@@ -120,10 +100,10 @@ void spmv_launch_bin(const Args& a, const Bin& bin) {
     case SpmvKernel::subvector16: spmv_launch_subvector<16>(a, bin); break;
     case SpmvKernel::subvector32: spmv_launch_subvector<32>(a, bin); break;
     case SpmvKernel::team_per_row:
-      spmv_team_per_row_kernel<<<spmv_grid(bin.num_vrows, 1), spmv_block_size, 0, a.stream>>>(
+      spmv_team_per_row_kernel<<<grid_blocks(bin.num_vrows, 1), spmv_block_size, 0, a.stream>>>(
           a.row_map, a.entries, a.values, bin.vrows.data(), a.bounds, bin.num_vrows, a.alpha, a.x, a.x_stride,
           a.beta, a.y, a.y_stride);
-      spmv_check_launch("spmv_team_per_row_kernel");
+      check_launch("Sprocket::spmv", "spmv_team_per_row_kernel");
       break;
     default:
       throw InvalidArgument("Sprocket::spmv (CUDA): bin with kernel " + std::string(to_string(bin.kernel)) +
@@ -134,14 +114,14 @@ void spmv_launch_bin(const Args& a, const Bin& bin) {
 template <class Args, class Sched>
 void spmv_launch_split_rows(const Args& a, const Sched& s) {
   if (s.num_split_rows <= 0) return;
-  spmv_split_scale_kernel<<<spmv_grid(s.num_split_rows, spmv_block_size), spmv_block_size, 0, a.stream>>>(
+  spmv_split_scale_kernel<<<grid_blocks(s.num_split_rows, spmv_block_size), spmv_block_size, 0, a.stream>>>(
       s.split_rows.data(), s.num_split_rows, a.beta, a.y, a.y_stride);
-  spmv_check_launch("spmv_split_scale_kernel");
+  check_launch("Sprocket::spmv", "spmv_split_scale_kernel");
   if (s.num_split_chunks <= 0) return;
-  spmv_split_chunk_kernel<<<spmv_grid(s.num_split_chunks, 1), spmv_block_size, 0, a.stream>>>(
+  spmv_split_chunk_kernel<<<grid_blocks(s.num_split_chunks, 1), spmv_block_size, 0, a.stream>>>(
       a.row_map, a.entries, a.values, s.split_rows.data(), s.split_chunk_begin.data(), s.chunk_split_index.data(),
       s.num_split_chunks, s.split_chunk, a.alpha, a.x, a.x_stride, a.y, a.y_stride);
-  spmv_check_launch("spmv_split_chunk_kernel");
+  check_launch("Sprocket::spmv", "spmv_split_chunk_kernel");
 }
 
 /// Brackets the launches in a Kokkos Tools region (the raw launches have no parallel_for label);
@@ -164,7 +144,7 @@ void spmv_apply(const Kokkos::Cuda& space, const AMatrix& A, const Sched& s, Sca
                 Scalar beta, const YView& y) {
   static_assert(XView::rank == 1 && YView::rank == 1, "Sprocket::spmv (CUDA): x and y must be rank 1 here");
   using YValue = typename YView::non_const_value_type;
-  if constexpr (!spmv_cuda_supported_v<Scalar, YValue>) {
+  if constexpr (!raw_kernel_supported_v<Scalar, YValue>) {
     kokkos::spmv_apply(space, A, s, alpha, x, beta, y);
   } else {
     static_assert(Kokkos::SpaceAccessibility<Kokkos::Cuda, typename XView::memory_space>::accessible &&

@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "impl/common/cuda/cuda_device.cuh"
+
 namespace Sprocket {
 namespace Impl {
 namespace cuda {
@@ -25,19 +27,6 @@ inline constexpr int spmv_block_size = 256;
 inline constexpr int spmv_warp_size = 32;
 static_assert(spmv_block_size % spmv_warp_size == 0 && spmv_block_size / spmv_warp_size <= spmv_warp_size,
               "the block reduction assumes whole warps and at most 32 of them");
-
-/// Read-only load through the non-coherent (texture) path where CUDA has an __ldg overload.
-template <class T>
-__device__ __forceinline__ T spmv_ldg(const T* p) {
-  if constexpr (std::is_same_v<T, int> || std::is_same_v<T, unsigned> || std::is_same_v<T, long> ||
-                std::is_same_v<T, unsigned long> || std::is_same_v<T, long long> ||
-                std::is_same_v<T, unsigned long long> || std::is_same_v<T, float> ||
-                std::is_same_v<T, double>) {
-    return __ldg(p);
-  } else {
-    return *p;
-  }
-}
 
 /// a / b for a, b >= 0, in 32-bit arithmetic when both fit (64-bit division is emulated and about
 /// three times as long; the slot -> virtual row mapping divides once per row).
@@ -53,9 +42,9 @@ template <class Ordinal>
 __device__ __forceinline__ int64_t spmv_slot_row(int64_t slot, const Ordinal* __restrict__ vrows,
                                                  const Ordinal* __restrict__ bounds, int64_t rows_per_vrow) {
   const int64_t vi = spmv_div(slot, rows_per_vrow);
-  const int64_t v = spmv_ldg(vrows + vi);
-  const int64_t r = static_cast<int64_t>(spmv_ldg(bounds + v)) + (slot - vi * rows_per_vrow);
-  return r < static_cast<int64_t>(spmv_ldg(bounds + v + 1)) ? r : -1;
+  const int64_t v = ldg(vrows + vi);
+  const int64_t r = static_cast<int64_t>(ldg(bounds + v)) + (slot - vi * rows_per_vrow);
+  return r < static_cast<int64_t>(ldg(bounds + v + 1)) ? r : -1;
 }
 
 template <class Scalar, class YValue>
@@ -135,13 +124,13 @@ __global__ void __launch_bounds__(spmv_block_size)
        slot += grid_stride) {
     const int64_t r = spmv_slot_row(slot, vrows, bounds, rows_per_vrow);
     if (r < 0) continue;
-    const int64_t begin = static_cast<int64_t>(spmv_ldg(row_map + r));
-    const int64_t end = static_cast<int64_t>(spmv_ldg(row_map + r + 1));
+    const int64_t begin = static_cast<int64_t>(ldg(row_map + r));
+    const int64_t end = static_cast<int64_t>(ldg(row_map + r + 1));
     Scalar sum = 0;
 #pragma unroll 4
     for (int64_t k = begin; k < end; ++k)
-      sum += static_cast<Scalar>(spmv_ldg(values + k)) *
-             static_cast<Scalar>(spmv_ldg(x + static_cast<int64_t>(spmv_ldg(entries + k)) * x_stride));
+      sum += static_cast<Scalar>(ldg(values + k)) *
+             static_cast<Scalar>(ldg(x + static_cast<int64_t>(ldg(entries + k)) * x_stride));
     spmv_store(y + r * y_stride, alpha, sum, beta);
   }
 }
@@ -169,12 +158,12 @@ __global__ void __launch_bounds__(spmv_block_size)
        slot += grid_stride) {
     const int64_t r = spmv_slot_row(slot, vrows, bounds, rows_per_vrow);
     if (r < 0) continue;
-    const int64_t begin = static_cast<int64_t>(spmv_ldg(row_map + r));
-    const int64_t end = static_cast<int64_t>(spmv_ldg(row_map + r + 1));
+    const int64_t begin = static_cast<int64_t>(ldg(row_map + r));
+    const int64_t end = static_cast<int64_t>(ldg(row_map + r + 1));
     Scalar sum = 0;
     for (int64_t k = begin + lane; k < end; k += X)
-      sum += static_cast<Scalar>(spmv_ldg(values + k)) *
-             static_cast<Scalar>(spmv_ldg(x + static_cast<int64_t>(spmv_ldg(entries + k)) * x_stride));
+      sum += static_cast<Scalar>(ldg(values + k)) *
+             static_cast<Scalar>(ldg(x + static_cast<int64_t>(ldg(entries + k)) * x_stride));
     sum = spmv_group_sum<X>(sum, mask);
     if (lane == 0) spmv_store(y + r * y_stride, alpha, sum, beta);
   }
@@ -193,15 +182,15 @@ __global__ void __launch_bounds__(spmv_block_size)
   __shared__ Scalar buffers[2][spmv_block_size / spmv_warp_size];
   int parity = 0;
   for (int64_t vi = blockIdx.x; vi < num_vrows; vi += gridDim.x) {
-    const int64_t v = spmv_ldg(vrows + vi);
-    const int64_t r_end = static_cast<int64_t>(spmv_ldg(bounds + v + 1));
-    for (int64_t r = static_cast<int64_t>(spmv_ldg(bounds + v)); r < r_end; ++r) {
-      const int64_t begin = static_cast<int64_t>(spmv_ldg(row_map + r));
-      const int64_t end = static_cast<int64_t>(spmv_ldg(row_map + r + 1));
+    const int64_t v = ldg(vrows + vi);
+    const int64_t r_end = static_cast<int64_t>(ldg(bounds + v + 1));
+    for (int64_t r = static_cast<int64_t>(ldg(bounds + v)); r < r_end; ++r) {
+      const int64_t begin = static_cast<int64_t>(ldg(row_map + r));
+      const int64_t end = static_cast<int64_t>(ldg(row_map + r + 1));
       Scalar sum = 0;
       for (int64_t k = begin + threadIdx.x; k < end; k += spmv_block_size)
-        sum += static_cast<Scalar>(spmv_ldg(values + k)) *
-               static_cast<Scalar>(spmv_ldg(x + static_cast<int64_t>(spmv_ldg(entries + k)) * x_stride));
+        sum += static_cast<Scalar>(ldg(values + k)) *
+               static_cast<Scalar>(ldg(x + static_cast<int64_t>(ldg(entries + k)) * x_stride));
       sum = spmv_block_sum(sum, buffers[parity]);
       parity ^= 1;
       if (threadIdx.x == 0) spmv_store(y + r * y_stride, alpha, sum, beta);
@@ -217,7 +206,7 @@ __global__ void __launch_bounds__(spmv_block_size)
   const int64_t grid_stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < num_split_rows;
        i += grid_stride) {
-    YValue* yr = y + static_cast<int64_t>(spmv_ldg(split_rows + i)) * y_stride;
+    YValue* yr = y + static_cast<int64_t>(ldg(split_rows + i)) * y_stride;
     *yr = beta == Scalar(0) ? YValue(0) : static_cast<YValue>(beta * static_cast<Scalar>(*yr));
   }
 }
@@ -235,15 +224,15 @@ __global__ void __launch_bounds__(spmv_block_size)
   __shared__ Scalar buffers[2][spmv_block_size / spmv_warp_size];
   int parity = 0;
   for (int64_t c = blockIdx.x; c < num_chunks; c += gridDim.x) {
-    const int64_t i = spmv_ldg(chunk_split_index + c);
-    const int64_t r = spmv_ldg(split_rows + i);
-    const int64_t row_end = static_cast<int64_t>(spmv_ldg(row_map + r + 1));
-    const int64_t begin = static_cast<int64_t>(spmv_ldg(row_map + r)) + (c - spmv_ldg(split_chunk_begin + i)) * chunk;
+    const int64_t i = ldg(chunk_split_index + c);
+    const int64_t r = ldg(split_rows + i);
+    const int64_t row_end = static_cast<int64_t>(ldg(row_map + r + 1));
+    const int64_t begin = static_cast<int64_t>(ldg(row_map + r)) + (c - ldg(split_chunk_begin + i)) * chunk;
     const int64_t end = begin + chunk < row_end ? begin + chunk : row_end;
     Scalar sum = 0;
     for (int64_t k = begin + threadIdx.x; k < end; k += spmv_block_size)
-      sum += static_cast<Scalar>(spmv_ldg(values + k)) *
-             static_cast<Scalar>(spmv_ldg(x + static_cast<int64_t>(spmv_ldg(entries + k)) * x_stride));
+      sum += static_cast<Scalar>(ldg(values + k)) *
+             static_cast<Scalar>(ldg(x + static_cast<int64_t>(ldg(entries + k)) * x_stride));
     sum = spmv_block_sum(sum, buffers[parity]);
     parity ^= 1;
     if (threadIdx.x == 0) spmv_atomic_add(y + r * y_stride, static_cast<YValue>(alpha * sum));
