@@ -26,6 +26,7 @@
 #include "Sprocket_Reference.hpp"
 #include "Sprocket_Spmv.hpp"
 #include "bench_common.hpp"
+#include "bench_matrix_loop.hpp"
 #include "bench_stream.hpp"
 
 namespace sprocket_bench {
@@ -361,33 +362,10 @@ int run_matrix(const Args& args, const std::string& name, const Sprocket::HostCs
 }
 
 inline int run(const Args& args) {
-  int status = 0;
-  double stream_gbps = 0;
-  if (args.stream) {
-    bool failed = false;
-    stream_gbps = stream::stream_lines(args, &failed);
-    if (failed) status = 1;
-  }
-  for (const std::string& name : args.matrices) {
-    Sprocket::HostCsr host;
-    if (!load_matrix_or_report(name, host)) {
-      status = 1;
-      continue;
-    }
-    try {
-      int s = 0;
-      const bool dbl = args.scalar == "double", small = args.offset == "int";
-      if (dbl && small) s = run_matrix<double, int>(args, name, host, stream_gbps);
-      else if (dbl) s = run_matrix<double, size_t>(args, name, host, stream_gbps);
-      else if (small) s = run_matrix<float, int>(args, name, host, stream_gbps);
-      else s = run_matrix<float, size_t>(args, name, host, stream_gbps);
-      status = std::max(status, s);
-    } catch (const std::exception& e) {
-      std::cerr << "sprocket-bench: " << name << ": " << e.what() << "\n";
-      status = 1;
-    }
-  }
-  return status;
+  return run_matrices(args, [&](auto scalar, auto offset, const std::string& name, const Sprocket::HostCsr& host,
+                                double stream_gbps) {
+    return run_matrix<typename decltype(scalar)::type, typename decltype(offset)::type>(args, name, host, stream_gbps);
+  });
 }
 
 }  // namespace spmv
