@@ -255,42 +255,7 @@ int run_matrix(const Args& args, const std::string& name, const Sprocket::HostCs
   // --check: every candidate once on a poisoned y (NaN; beta != 0: y0), against the reference.
   std::vector<Record> checks(candidates.size());
   bool all_ok = true;
-  if (args.check) {
-    Sprocket::HostCsr rounded;
-    const Sprocket::HostCsr* oracle = &host;
-    if (!std::is_same_v<Scalar, double>) {  // the values A really holds
-      rounded = host;
-      for (double& v : rounded.values) v = static_cast<double>(static_cast<Scalar>(v));
-      oracle = &rounded;
-    }
-    const double alpha_d = static_cast<double>(alpha), beta_d = static_cast<double>(beta);
-    std::vector<double> ref = y0_ref;
-    Sprocket::reference::spmv("N", alpha_d, *oracle, x_ref, beta_d, ref);
-    // |y - ref| <= 64 eps(Scalar) max(1, row length) (|alpha| (|A||x|)_i + |beta y0_i|)
-    const double eps = std::numeric_limits<Scalar>::epsilon();
-    std::vector<double> tol(rows);
-    for (int64_t i = 0; i < rows; ++i) {
-      double abs_ax = 0;
-      for (int64_t k = oracle->row_map[i]; k < oracle->row_map[i + 1]; ++k)
-        abs_ax += std::abs(oracle->values[k]) * std::abs(x_ref[oracle->entries[k]]);
-      const double len = static_cast<double>(std::max<int64_t>(1, oracle->row_length(i)));
-      tol[i] = 64.0 * eps * len * (std::abs(alpha_d) * abs_ax + std::abs(beta_d * y0_ref[i]));
-    }
-    auto yh = Kokkos::create_mirror_view(y);
-    std::vector<double> got(rows);
-    for (size_t c = 0; c < candidates.size(); ++c) {
-      if (beta != Scalar(0)) Kokkos::deep_copy(y, y0);
-      else Kokkos::deep_copy(y, std::numeric_limits<Scalar>::quiet_NaN());
-      candidates[c].apply();
-      Kokkos::fence();
-      Kokkos::deep_copy(yh, y);
-      for (int64_t i = 0; i < rows; ++i) got[i] = static_cast<double>(yh(i));
-      const CheckResult result = check_against(got, ref, tol);
-      all_ok &= report_check(checks[c], result, got, ref, tol,
-                             candidates[c].impl + " " + candidates[c].variant + " on " + name);
-    }
-    Kokkos::deep_copy(y, y0);
-  }
+  if (args.check) all_ok = check_candidates<Scalar>(name, host, x_ref, y0_ref, alpha, beta, y, y0, candidates, checks);
 
   std::vector<std::function<void()>> fns;
   for (const Candidate& c : candidates) fns.push_back(c.apply);

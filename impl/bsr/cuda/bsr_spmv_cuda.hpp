@@ -154,20 +154,6 @@ void bsr_launch(BsrKernel kernel, const Args& a) {
   }
 }
 
-/// Brackets the launch in a Kokkos Tools region (the raw launch has no parallel_for label); costs
-/// nothing when no tool is loaded.
-struct BsrCudaProfilingRegion {
-  explicit BsrCudaProfilingRegion(const char* name) : active(Kokkos::Tools::profileLibraryLoaded()) {
-    if (active) Kokkos::Tools::pushRegion(name);
-  }
-  ~BsrCudaProfilingRegion() {
-    if (active) Kokkos::Tools::popRegion();
-  }
-  bool active;
-  BsrCudaProfilingRegion(const BsrCudaProfilingRegion&) = delete;
-  BsrCudaProfilingRegion& operator=(const BsrCudaProfilingRegion&) = delete;
-};
-
 /// y = alpha * A * x + beta * y (mode N) for rank-1 x and y with the given CUDA kernel.
 template <class BsrType, class XView, class YView, class Scalar>
 void bsr_spmv(const Kokkos::Cuda& space, BsrKernel kernel, const BsrType& A, Scalar alpha, const XView& x,
@@ -187,7 +173,7 @@ void bsr_spmv(const Kokkos::Cuda& space, BsrKernel kernel, const BsrType& A, Sca
     using XValue = typename XView::non_const_value_type;
     const int64_t num_block_rows = A.num_block_rows();
     if (num_block_rows <= 0 || y.extent(0) == 0) return;
-    BsrCudaProfilingRegion region("Sprocket::bsr_spmv::cuda");
+    ProfilingRegion region("Sprocket::bsr_spmv::cuda");
     const BsrCudaArgs<Offset, Ordinal, Value, XValue, YValue, Scalar> args{space.cuda_stream(),
                                                                           A.row_map.data(),
                                                                           A.entries.data(),

@@ -33,6 +33,23 @@ inline void check_launch(const char* component, const char* kernel) {
                 ": " + cudaGetErrorString(err));
 }
 
+/// Brackets raw launches in a Kokkos Tools region (a raw <<<>>> launch has no parallel_for label);
+/// costs nothing (no string) when no tool is loaded.
+class ProfilingRegion {
+ public:
+  explicit ProfilingRegion(const char* name) : active_(Kokkos::Tools::profileLibraryLoaded()) {
+    if (active_) Kokkos::Tools::pushRegion(name);
+  }
+  ~ProfilingRegion() {
+    if (active_) Kokkos::Tools::popRegion();
+  }
+  ProfilingRegion(const ProfilingRegion&) = delete;
+  ProfilingRegion& operator=(const ProfilingRegion&) = delete;
+
+ private:
+  bool active_;
+};
+
 /// The raw kernels are written for float and double with y of the same type; anything else
 /// takes the portable Kokkos path.
 template <class Scalar, class YValue>

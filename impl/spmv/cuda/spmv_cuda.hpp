@@ -124,20 +124,6 @@ void spmv_launch_split_rows(const Args& a, const Sched& s) {
   check_launch("Sprocket::spmv", "spmv_split_chunk_kernel");
 }
 
-/// Brackets the launches in a Kokkos Tools region (the raw launches have no parallel_for label);
-/// costs nothing (no string) when no tool is loaded.
-struct SpmvProfilingRegion {
-  explicit SpmvProfilingRegion(const char* name) : active(Kokkos::Tools::profileLibraryLoaded()) {
-    if (active) Kokkos::Tools::pushRegion(name);
-  }
-  ~SpmvProfilingRegion() {
-    if (active) Kokkos::Tools::popRegion();
-  }
-  bool active;
-  SpmvProfilingRegion(const SpmvProfilingRegion&) = delete;
-  SpmvProfilingRegion& operator=(const SpmvProfilingRegion&) = delete;
-};
-
 /// y = alpha * A * x + beta * y for rank-1 x and y (mode N), every bin then the split rows.
 template <class AMatrix, class Sched, class XView, class YView, class Scalar>
 void spmv_apply(const Kokkos::Cuda& space, const AMatrix& A, const Sched& s, Scalar alpha, const XView& x,
@@ -157,7 +143,7 @@ void spmv_apply(const Kokkos::Cuda& space, const AMatrix& A, const Sched& s, Sca
     using BoundsValue = typename decltype(s.vrow_bounds)::non_const_value_type;
     static_assert(std::is_same_v<BoundsValue, Ordinal>, "Sprocket::spmv (CUDA): schedule and matrix ordinals differ");
 
-    SpmvProfilingRegion region("Sprocket::spmv::cuda");
+    ProfilingRegion region("Sprocket::spmv::cuda");
     const SpmvCudaArgs<Offset, Ordinal, Value, XValue, YValue, Scalar> args{
         space.cuda_stream(),
         A.graph.row_map.data(),
