@@ -140,21 +140,10 @@ BsrType to_bsr(const HostBsr& host) {
   SPROCKET_REQUIRE(static_cast<uint64_t>(host.values.size()) <=
                        static_cast<uint64_t>(std::numeric_limits<Offset>::max()),
                    "to_bsr: ", host.values.size(), " stored values do not fit the offset type");
-  typename BsrType::row_map_type row_map(Kokkos::ViewAllocateWithoutInitializing("Sprocket::Bsr::row_map"),
-                                         host.num_block_rows + 1);
-  typename BsrType::entries_type entries(Kokkos::ViewAllocateWithoutInitializing("Sprocket::Bsr::entries"),
-                                         host.entries.size());
-  typename BsrType::values_type values(Kokkos::ViewAllocateWithoutInitializing("Sprocket::Bsr::values"),
-                                       host.values.size());
-  auto row_map_h = Kokkos::create_mirror_view(row_map);
-  auto entries_h = Kokkos::create_mirror_view(entries);
-  auto values_h = Kokkos::create_mirror_view(values);
-  for (int64_t i = 0; i <= host.num_block_rows; ++i) row_map_h(i) = static_cast<Offset>(host.row_map[i]);
-  for (size_t k = 0; k < host.entries.size(); ++k) entries_h(k) = static_cast<Ordinal>(host.entries[k]);
-  for (size_t k = 0; k < host.values.size(); ++k) values_h(k) = static_cast<Scalar>(host.values[k]);
-  Kokkos::deep_copy(row_map, row_map_h);
-  Kokkos::deep_copy(entries, entries_h);
-  Kokkos::deep_copy(values, values_h);
+  using Device = typename BsrType::device_type;
+  const auto row_map = Impl::to_device_view<Offset, Device>(host.row_map, "Sprocket::Bsr::row_map");
+  const auto entries = Impl::to_device_view<Ordinal, Device>(host.entries, "Sprocket::Bsr::entries");
+  const auto values = Impl::to_device_view<Scalar, Device>(host.values, "Sprocket::Bsr::values");
   return BsrType(static_cast<Ordinal>(host.num_block_rows), static_cast<Ordinal>(host.num_block_cols),
                  host.block_size, row_map, entries, values);
 }

@@ -15,6 +15,7 @@
 
 #include "Sprocket_Error.hpp"
 #include "Sprocket_HostMatrix.hpp"
+#include "impl/common/host_analysis.hpp"
 
 namespace Sprocket {
 
@@ -42,23 +43,10 @@ CrsType to_crs(const HostCsr& host, const std::string& label = "Sprocket::A") {
   SPROCKET_REQUIRE(static_cast<uint64_t>(host.nnz()) <=
                        static_cast<uint64_t>(std::numeric_limits<Offset>::max()),
                    "to_crs: ", host.nnz(), " entries do not fit the matrix's offset type");
-  typename CrsType::row_map_type::non_const_type row_map(
-      Kokkos::ViewAllocateWithoutInitializing(label + "::row_map"), host.num_rows + 1);
-  typename CrsType::index_type::non_const_type entries(
-      Kokkos::ViewAllocateWithoutInitializing(label + "::entries"), host.nnz());
-  typename CrsType::values_type::non_const_type values(
-      Kokkos::ViewAllocateWithoutInitializing(label + "::values"), host.nnz());
-  auto row_map_h = Kokkos::create_mirror_view(row_map);
-  auto entries_h = Kokkos::create_mirror_view(entries);
-  auto values_h = Kokkos::create_mirror_view(values);
-  for (int64_t i = 0; i <= host.num_rows; ++i) row_map_h(i) = static_cast<Offset>(host.row_map[i]);
-  for (int64_t k = 0; k < host.nnz(); ++k) {
-    entries_h(k) = static_cast<Ordinal>(host.entries[k]);
-    values_h(k) = static_cast<Scalar>(host.values[k]);
-  }
-  Kokkos::deep_copy(row_map, row_map_h);
-  Kokkos::deep_copy(entries, entries_h);
-  Kokkos::deep_copy(values, values_h);
+  using Device = typename CrsType::device_type;
+  const auto row_map = Impl::to_device_view<Offset, Device>(host.row_map, label + "::row_map");
+  const auto entries = Impl::to_device_view<Ordinal, Device>(host.entries, label + "::entries");
+  const auto values = Impl::to_device_view<Scalar, Device>(host.values, label + "::values");
   return CrsType(label, static_cast<Ordinal>(host.num_rows), static_cast<Ordinal>(host.num_cols),
                  static_cast<Offset>(host.nnz()), values, row_map, entries);
 }

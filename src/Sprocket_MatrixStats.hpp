@@ -35,6 +35,15 @@ struct MatrixStats {
   std::string to_json() const;
 };
 
+/// The row-length part of the statistics, from a row map alone (what SpMV analysis needs).
+struct RowLengthStats {
+  int64_t rows = 0, nnz = 0;
+  int64_t min_row = 0, max_row = 0, empty_rows = 0;
+  double avg_row = 0, var_row = 0;
+  std::vector<int64_t> histogram;  ///< as MatrixStats::histogram
+};
+RowLengthStats row_length_stats(const std::vector<int64_t>& row_map);
+
 MatrixStats compute_stats(const HostCsr& A);
 
 template <class CrsType, class = std::enable_if_t<is_crs_matrix_v<CrsType>>>

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "impl/bsr/bsr_spmv_dispatch.hpp"
+#include "impl/common/host_analysis.hpp"
 
 namespace Sprocket {
 
@@ -98,7 +99,7 @@ class BsrSpmvPlan : public Impl::LinearOperator<BsrSpmvPlan<BsrType>, typename B
        << " blocks of " << A_.block_size() << "x" << A_.block_size() << ", " << A_.num_blocks()
        << " stored blocks (" << A_.nnz() << " scalars)\n  kernel " << to_string(kernel_)
        << (options_.kernel == BsrKernel::automatic && options_.backend == Backend::automatic ? " (automatic)" : " (forced)");
-    if (!parts_host_.empty()) os << ", " << parts_host_.size() - 1 << " host parts";
+    if (num_parts_ > 0) os << ", " << num_parts_ << " host parts";
     if (kernel_ == BsrKernel::host_padded) os << ", block rows padded to " << (A_.block_size() + 7) / 8 * 8 << " scalars";
     os << "\n  mode T: atomic scatter (portable kernel)\n";
     return os.str();
@@ -110,18 +111,11 @@ class BsrSpmvPlan : public Impl::LinearOperator<BsrSpmvPlan<BsrType>, typename B
   void build_parts() {
     auto row_map = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A_.row_map);
     const int64_t n = A_.num_block_rows();
-    const int parts = std::max(1, execution_space().concurrency());
     std::vector<int64_t> cost(n + 1, 0);
     for (int64_t I = 0; I < n; ++I) cost[I + 1] = cost[I] + int64_t(row_map(I + 1) - row_map(I)) + 1;
-    parts_host_.assign(parts + 1, n);
-    parts_host_[0] = 0;
-    for (int p = 1; p < parts; ++p)
-      parts_host_[p] = std::max(parts_host_[p - 1],
-                                int64_t(std::lower_bound(cost.begin(), cost.end(), cost[n] * p / parts) - cost.begin()));
-    parts_ = Kokkos::View<int64_t*, device_type>("Sprocket::bsr_spmv::parts", parts_host_.size());
-    auto h = Kokkos::create_mirror_view(parts_);
-    for (size_t i = 0; i < parts_host_.size(); ++i) h(i) = parts_host_[i];
-    Kokkos::deep_copy(parts_, h);
+    num_parts_ = std::max(1, execution_space().concurrency());
+    parts_ = Impl::to_device_view<int64_t, device_type>(Impl::balanced_parts(cost, num_parts_),
+                                                        "Sprocket::bsr_spmv::parts");
   }
 
   template <class XView, class YView>
@@ -141,7 +135,7 @@ class BsrSpmvPlan : public Impl::LinearOperator<BsrSpmvPlan<BsrType>, typename B
   BsrType A_;
   BsrSpmvOptions options_;
   BsrKernel kernel_ = BsrKernel::portable;
-  std::vector<int64_t> parts_host_;
+  int num_parts_ = 0;  ///< host kernels: parts_ holds num_parts_ + 1 block-row boundaries
   Kokkos::View<int64_t*, device_type> parts_;
   Kokkos::View<scalar_type*, device_type> padded_;
 };

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "Sprocket_Spmv.hpp"
+#include "impl/common/host_analysis.hpp"
 
 namespace Sprocket {
 namespace Impl {
@@ -45,8 +46,8 @@ struct SpmvDeviceSchedule {
 
   // Host executor only.
   Kokkos::View<uint8_t*, Device> vrow_kernel;     ///< SpmvKernel of each virtual row
-  std::vector<int64_t> part_begin;                ///< virtual rows [part_begin[p], part_begin[p+1])
-  Kokkos::View<int64_t*, Device> part_begin_view;
+  int64_t num_parts = 0;                          ///< host threads' parts (0: not built)
+  Kokkos::View<int64_t*, Device> part_begin;      ///< part p: virtual rows [part_begin(p), part_begin(p+1))
 };
 
 /// Builds the device schedule. `host_parts` > 0 also builds the host executor's partition into
@@ -59,14 +60,7 @@ SpmvDeviceSchedule<Ordinal, Device> make_device_schedule(const SpmvSchedule& s,
   using HostSpace = Kokkos::HostSpace;
   SpmvDeviceSchedule<Ordinal, Device> d;
   const bool host_target = s.target == SpmvTarget::host;
-  auto to_device = [](const std::vector<int64_t>& v, const char* label) {
-    Kokkos::View<Ordinal*, Device> out(Kokkos::ViewAllocateWithoutInitializing(label), v.size());
-    auto h = Kokkos::create_mirror_view(out);
-    for (size_t i = 0; i < v.size(); ++i) h(i) = static_cast<Ordinal>(v[i]);
-    Kokkos::deep_copy(out, h);
-    return out;
-  };
-  d.vrow_bounds = to_device(s.vrow_bounds, "Sprocket::spmv::vrow_bounds");
+  d.vrow_bounds = to_device_view<Ordinal, Device>(s.vrow_bounds, "Sprocket::spmv::vrow_bounds");
 
   std::vector<int64_t> split_rows;
   std::vector<uint8_t> vrow_kernel(s.num_vrows(), 0);
@@ -84,7 +78,7 @@ SpmvDeviceSchedule<Ordinal, Device> make_device_schedule(const SpmvSchedule& s,
     b.num_vrows = static_cast<int64_t>(bin.vrows.size());
     b.rows_per_vrow = s.virtual_row_size;
     b.max_row = bin.max_row;
-    b.vrows = to_device(bin.vrows, "Sprocket::spmv::bin_vrows");
+    b.vrows = to_device_view<Ordinal, Device>(bin.vrows, "Sprocket::spmv::bin_vrows");
     d.bins.push_back(b);
   }
   std::sort(split_rows.begin(), split_rows.end());
@@ -99,14 +93,9 @@ SpmvDeviceSchedule<Ordinal, Device> make_device_schedule(const SpmvSchedule& s,
     for (int64_t c = 0; c < chunks; ++c) chunk_index.push_back(static_cast<int64_t>(i));
   }
   d.num_split_chunks = chunk_begin.back();
-  d.split_rows = to_device(split_rows, "Sprocket::spmv::split_rows");
-  d.chunk_split_index = to_device(chunk_index, "Sprocket::spmv::chunk_split_index");
-  d.split_chunk_begin = Kokkos::View<int64_t*, Device>("Sprocket::spmv::split_chunk_begin", chunk_begin.size());
-  {
-    auto h = Kokkos::create_mirror_view(d.split_chunk_begin);
-    for (size_t i = 0; i < chunk_begin.size(); ++i) h(i) = chunk_begin[i];
-    Kokkos::deep_copy(d.split_chunk_begin, h);
-  }
+  d.split_rows = to_device_view<Ordinal, Device>(split_rows, "Sprocket::spmv::split_rows");
+  d.chunk_split_index = to_device_view<Ordinal, Device>(chunk_index, "Sprocket::spmv::chunk_split_index");
+  d.split_chunk_begin = to_device_view<int64_t, Device>(chunk_begin, "Sprocket::spmv::split_chunk_begin");
 
   if (host_parts > 0) {
     // nnz-balanced contiguous parts; a row also costs a little (row_map read, y write), counted
@@ -120,21 +109,9 @@ SpmvDeviceSchedule<Ordinal, Device> make_device_schedule(const SpmvSchedule& s,
                             : (row_map[r1] - row_map[r0]) + 2 * (r1 - r0);
       cost[v + 1] = cost[v] + c;
     }
-    d.part_begin.assign(host_parts + 1, nv);
-    d.part_begin[0] = 0;
-    for (int p = 1; p < host_parts; ++p) {
-      const int64_t target = cost[nv] * p / host_parts;
-      d.part_begin[p] = std::lower_bound(cost.begin(), cost.end(), target) - cost.begin();
-      d.part_begin[p] = std::max(d.part_begin[p], d.part_begin[p - 1]);
-    }
-    d.part_begin_view = Kokkos::View<int64_t*, Device>("Sprocket::spmv::part_begin", d.part_begin.size());
-    auto h = Kokkos::create_mirror_view(d.part_begin_view);
-    for (size_t i = 0; i < d.part_begin.size(); ++i) h(i) = d.part_begin[i];
-    Kokkos::deep_copy(d.part_begin_view, h);
-    d.vrow_kernel = Kokkos::View<uint8_t*, Device>("Sprocket::spmv::vrow_kernel", vrow_kernel.size());
-    auto hk = Kokkos::create_mirror_view(d.vrow_kernel);
-    for (size_t i = 0; i < vrow_kernel.size(); ++i) hk(i) = vrow_kernel[i];
-    Kokkos::deep_copy(d.vrow_kernel, hk);
+    d.num_parts = host_parts;
+    d.part_begin = to_device_view<int64_t, Device>(balanced_parts(cost, host_parts), "Sprocket::spmv::part_begin");
+    d.vrow_kernel = to_device_view<uint8_t, Device>(vrow_kernel, "Sprocket::spmv::vrow_kernel");
   }
   return d;
 }

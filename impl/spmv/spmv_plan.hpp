@@ -35,11 +35,8 @@ transpose_with_source(const CrsType& A) {
   for (size_t k = 0; k < host.values.size(); ++k) host.values[k] = static_cast<double>(k);
   const HostCsr t = transpose(host);
   using Offset = typename CrsType::non_const_size_type;
-  Kokkos::View<Offset*, typename CrsType::device_type> source(
-      Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmv::transpose_source"), t.values.size());
-  auto source_h = Kokkos::create_mirror_view(source);
-  for (size_t k = 0; k < t.values.size(); ++k) source_h(k) = static_cast<Offset>(t.values[k]);
-  Kokkos::deep_copy(source, source_h);
+  const auto source =
+      to_device_view<Offset, typename CrsType::device_type>(t.values, "Sprocket::spmv::transpose_source");
   CrsType At = to_crs<CrsType>(t, "Sprocket::spmv::transpose");
   return {At, source};
 }
@@ -54,16 +51,12 @@ std::pair<Kokkos::View<int16_t*, typename CrsType::device_type>, int64_t> compre
   for (int64_t r = 0; r + 1 < static_cast<int64_t>(row_map.size()); ++r)
     for (int64_t k = row_map[r]; k < row_map[r + 1]; ++k)
       bandwidth = std::max<int64_t>(bandwidth, std::abs(static_cast<int64_t>(entries(k)) - r));
-  Kokkos::View<int16_t*, typename CrsType::device_type> offsets;
-  if (bandwidth > 32767) return {offsets, bandwidth};
-  offsets = Kokkos::View<int16_t*, typename CrsType::device_type>(
-      Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmv::col_offsets"), entries.extent(0));
-  auto h = Kokkos::create_mirror_view(offsets);
+  if (bandwidth > 32767) return {{}, bandwidth};
+  std::vector<int16_t> offsets(entries.extent(0));
   for (int64_t r = 0; r + 1 < static_cast<int64_t>(row_map.size()); ++r)
     for (int64_t k = row_map[r]; k < row_map[r + 1]; ++k)
-      h(k) = static_cast<int16_t>(static_cast<int64_t>(entries(k)) - r);
-  Kokkos::deep_copy(offsets, h);
-  return {offsets, bandwidth};
+      offsets[k] = static_cast<int16_t>(static_cast<int64_t>(entries(k)) - r);
+  return {to_device_view<int16_t, typename CrsType::device_type>(offsets, "Sprocket::spmv::col_offsets"), bandwidth};
 }
 
 template <class CrsType>

@@ -12,6 +12,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "Sprocket_MatrixStats.hpp"
 #include "Sprocket_Spmv.hpp"
 
 namespace Sprocket {
@@ -75,56 +76,25 @@ const char* to_string(SpmvTarget target) {
 }
 
 SpmvFeatures spmv_features(const std::vector<int64_t>& row_map, int64_t num_cols) {
+  const RowLengthStats r = row_length_stats(row_map);
   SpmvFeatures f;
-  f.rows = static_cast<int64_t>(row_map.size()) - 1;
+  f.rows = r.rows;
   f.cols = num_cols;
-  if (f.rows <= 0) {
-    f.rows = 0;
-    return f;
-  }
-  f.nnz = row_map.back() - row_map.front();
-  f.avg_row = static_cast<double>(f.nnz) / f.rows;
-  f.min_row = row_map[1] - row_map[0];
-  double sq = 0;
-  for (int64_t i = 0; i < f.rows; ++i) {
-    const int64_t len = row_map[i + 1] - row_map[i];
-    f.min_row = std::min(f.min_row, len);
-    f.max_row = std::max(f.max_row, len);
-    sq += (len - f.avg_row) * (len - f.avg_row);
-    size_t bucket = 0;
-    while ((int64_t{1} << bucket) <= len) ++bucket;
-    if (f.histogram.size() <= bucket) f.histogram.resize(bucket + 1, 0);
-    ++f.histogram[bucket];
-  }
-  f.var_row = sq / f.rows;
+  f.nnz = r.nnz;
+  f.min_row = r.min_row;
+  f.max_row = r.max_row;
+  f.avg_row = r.avg_row;
+  f.var_row = r.var_row;
+  f.histogram = r.histogram;
   return f;
 }
 
-SpmvSchedule build_spmv_schedule(const std::vector<int64_t>& row_map, int64_t num_cols,
-                                 const SpmvOptions& options, SpmvTarget target) {
-  SPROCKET_REQUIRE(!row_map.empty(), "build_spmv_schedule: empty row map");
-  const SpmvFeatures features = spmv_features(row_map, num_cols);
-  SpmvDecision decision = spmv_model_decide(features, target);
-  std::string decided_by = "model";
-  if (options.kernel != SpmvKernel::automatic) {
-    decision.single_bin = true;
-    decision.single_bin_kernel = options.kernel;
-    decided_by = std::string("forced kernel ") + to_string(options.kernel);
-  } else if (options.binning != SpmvBinning::automatic) {
-    decision.single_bin = options.binning == SpmvBinning::single_bin;
-    decided_by = "model, binning from options";
-  }
-  if (options.virtual_row_size > 0) {
-    decision.virtual_row_size = options.virtual_row_size;
-    decided_by += ", U from options";
-  }
-  return build_spmv_schedule(row_map, num_cols, options, target, decision, decided_by);
-}
+// The schedule proper, from features computed once by the caller.
+namespace {
 
-SpmvSchedule build_spmv_schedule(const std::vector<int64_t>& row_map, int64_t num_cols,
-                                 const SpmvOptions& options, SpmvTarget target,
-                                 const SpmvDecision& decision, const std::string& decided_by) {
-  SPROCKET_REQUIRE(!row_map.empty(), "build_spmv_schedule: empty row map");
+SpmvSchedule build_schedule(const std::vector<int64_t>& row_map, const SpmvFeatures& features,
+                            const SpmvOptions& options, SpmvTarget target, const SpmvDecision& decision,
+                            const std::string& decided_by) {
   SPROCKET_REQUIRE(options.virtual_row_size >= 0 && options.virtual_row_size <= (1 << 20),
                    "SpmvOptions::virtual_row_size = ", options.virtual_row_size,
                    " outside [0, 2^20] (0 lets the model choose)");
@@ -138,7 +108,7 @@ SpmvSchedule build_spmv_schedule(const std::vector<int64_t>& row_map, int64_t nu
 
   SpmvSchedule s;
   s.target = target;
-  s.features = spmv_features(row_map, num_cols);
+  s.features = features;
   s.decided_by = decided_by;
   s.single_bin = decision.single_bin;
   const bool cpu = target == SpmvTarget::host || target == SpmvTarget::portable_cpu;
@@ -209,6 +179,36 @@ SpmvSchedule build_spmv_schedule(const std::vector<int64_t>& row_map, int64_t nu
   std::sort(s.bins.begin(), s.bins.end(),
             [](const SpmvSchedule::Bin& a, const SpmvSchedule::Bin& b) { return a.class_lo < b.class_lo; });
   return s;
+}
+
+}  // namespace
+
+SpmvSchedule build_spmv_schedule(const std::vector<int64_t>& row_map, int64_t num_cols,
+                                 const SpmvOptions& options, SpmvTarget target) {
+  SPROCKET_REQUIRE(!row_map.empty(), "build_spmv_schedule: empty row map");
+  const SpmvFeatures features = spmv_features(row_map, num_cols);
+  SpmvDecision decision = spmv_model_decide(features, target);
+  std::string decided_by = "model";
+  if (options.kernel != SpmvKernel::automatic) {
+    decision.single_bin = true;
+    decision.single_bin_kernel = options.kernel;
+    decided_by = std::string("forced kernel ") + to_string(options.kernel);
+  } else if (options.binning != SpmvBinning::automatic) {
+    decision.single_bin = options.binning == SpmvBinning::single_bin;
+    decided_by = "model, binning from options";
+  }
+  if (options.virtual_row_size > 0) {
+    decision.virtual_row_size = options.virtual_row_size;
+    decided_by += ", U from options";
+  }
+  return build_schedule(row_map, features, options, target, decision, decided_by);
+}
+
+SpmvSchedule build_spmv_schedule(const std::vector<int64_t>& row_map, int64_t num_cols,
+                                 const SpmvOptions& options, SpmvTarget target,
+                                 const SpmvDecision& decision, const std::string& decided_by) {
+  SPROCKET_REQUIRE(!row_map.empty(), "build_spmv_schedule: empty row map");
+  return build_schedule(row_map, spmv_features(row_map, num_cols), options, target, decision, decided_by);
 }
 
 std::string SpmvSchedule::describe() const {

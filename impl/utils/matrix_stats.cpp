@@ -1,5 +1,5 @@
-// Matrix statistics in one pass over the rows. The variance uses the two-pass formula on the row
-// lengths (exact enough: lengths are integers, sums fit double up to 2^53).
+// Matrix statistics: row lengths from the row map (shared with SpMV analysis), then one pass over
+// the entries for bandwidth and diagonal. The variance is the two-pass formula on the row lengths.
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
@@ -8,18 +8,16 @@
 
 namespace Sprocket {
 
-MatrixStats compute_stats(const HostCsr& A) {
-  A.validate();
-  MatrixStats s;
-  s.rows = A.num_rows;
-  s.cols = A.num_cols;
-  s.nnz = A.nnz();
-  if (A.num_rows == 0) return s;
-  s.min_row = A.row_length(0);
+RowLengthStats row_length_stats(const std::vector<int64_t>& row_map) {
+  RowLengthStats s;
+  s.rows = row_map.empty() ? 0 : static_cast<int64_t>(row_map.size()) - 1;
+  if (s.rows == 0) return s;
+  s.nnz = row_map.back() - row_map.front();
   s.avg_row = static_cast<double>(s.nnz) / static_cast<double>(s.rows);
+  s.min_row = row_map[1] - row_map[0];
   double sum_sq = 0;
-  for (int64_t i = 0; i < A.num_rows; ++i) {
-    const int64_t len = A.row_length(i);
+  for (int64_t i = 0; i < s.rows; ++i) {
+    const int64_t len = row_map[i + 1] - row_map[i];
     s.min_row = std::min(s.min_row, len);
     s.max_row = std::max(s.max_row, len);
     s.empty_rows += len == 0;
@@ -28,6 +26,25 @@ MatrixStats compute_stats(const HostCsr& A) {
     while ((int64_t{1} << bucket) <= len) ++bucket;  // len in [2^(bucket-1), 2^bucket)
     if (s.histogram.size() <= bucket) s.histogram.resize(bucket + 1, 0);
     ++s.histogram[bucket];
+  }
+  s.var_row = sum_sq / static_cast<double>(s.rows);
+  return s;
+}
+
+MatrixStats compute_stats(const HostCsr& A) {
+  A.validate();
+  const RowLengthStats r = row_length_stats(A.row_map);
+  MatrixStats s;
+  s.rows = A.num_rows;
+  s.cols = A.num_cols;
+  s.nnz = A.nnz();
+  s.min_row = r.min_row;
+  s.max_row = r.max_row;
+  s.avg_row = r.avg_row;
+  s.var_row = r.var_row;
+  s.empty_rows = r.empty_rows;
+  s.histogram = r.histogram;
+  for (int64_t i = 0; i < A.num_rows; ++i) {
     bool has_diagonal = false;
     for (int64_t k = A.row_map[i]; k < A.row_map[i + 1]; ++k) {
       const int64_t j = A.entries[k];
@@ -37,7 +54,6 @@ MatrixStats compute_stats(const HostCsr& A) {
     }
     s.diagonal_count += has_diagonal;
   }
-  s.var_row = sum_sq / static_cast<double>(s.rows);
   return s;
 }
 

@@ -88,10 +88,10 @@ void spmv_apply(const ExecSpace& space, const AMatrix& A, const Sched& s, Scalar
   using Entry = typename AMatrix::non_const_ordinal_type;
   const auto offsets = s.col_offsets;
   const Entry* entries = A.graph.entries.data();
-  const auto parts = s.part_begin_view;
+  const auto parts = s.part_begin;
   const auto kernels = s.vrow_kernel;
   const auto bounds = s.vrow_bounds;
-  const int64_t num_parts = static_cast<int64_t>(s.part_begin.size()) - 1;
+  const int64_t num_parts = s.num_parts;
   Kokkos::parallel_for(
       "Sprocket::spmv::host", Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Static>>(space, 0, num_parts),
       KOKKOS_LAMBDA(const int64_t p) {
