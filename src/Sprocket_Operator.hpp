@@ -84,10 +84,15 @@ void check_apply_extents(const char* who, Mode mode, int64_t rows, int64_t cols,
 /// checks ranks and extents (InvalidArgument naming the sizes), applies rank-2 Views column by
 /// column and hands each vector to Derived::apply_vector(space, mode, alpha, x, beta, y).
 /// Derived provides num_rows(), num_cols(), a static `operator_name` for messages, and
-/// apply_vector (private is fine: befriend LinearOperator).
+/// apply_vector (private is fine: befriend LinearOperator). An operator whose kernel handles
+/// several vectors at once (SpMM) sets `static constexpr bool native_multivector = true` and
+/// provides apply_multivector(space, mode, alpha, X, beta, Y) for rank-2 Views instead of the
+/// column-by-column loop; the others inherit native_multivector = false from here.
 template <class Derived, class ExecSpace, class Scalar>
 class LinearOperator {
  public:
+  static constexpr bool native_multivector = false;
+
   /// y = alpha * op(A) * x + beta * y on a default instance of the execution space.
   template <class XView, class YView>
   void apply(const char mode[], Scalar alpha, const XView& x, Scalar beta, const YView& y) const {
@@ -101,7 +106,10 @@ class LinearOperator {
     const Mode m = parse_mode(mode);
     const Derived& self = static_cast<const Derived&>(*this);
     check_apply_extents(Derived::operator_name, m, self.num_rows(), self.num_cols(), x, y);
-    if constexpr (XView::rank == 2) {
+    if constexpr (XView::rank == 2 && Derived::native_multivector) {
+      // Operators with a true multi-vector kernel (SpMM) take the whole block at once.
+      self.apply_multivector(space, m, alpha, x, beta, y);
+    } else if constexpr (XView::rank == 2) {
       for (size_t j = 0; j < x.extent(1); ++j)
         self.apply_vector(space, m, alpha, Kokkos::subview(x, Kokkos::ALL(), j), beta,
                           Kokkos::subview(y, Kokkos::ALL(), j));

@@ -1,0 +1,82 @@
+#pragma once
+/// \file Sprocket_Spmm.hpp
+/// SpMM with Adaptive Sparse Tiling (paper: aspt-spmm-sddmm, Hong et al., sections 3-4):
+/// C = alpha * op(A) * B + beta * C, A sparse (CSR), B and C dense with K columns.
+///
+///   Sprocket::SpmmPlan<Crs> plan(A);               // analysis: panels, heavy tiles, reordering
+///   plan.apply("N", alpha, B, beta, C);             // B, C rank-2 Views (LayoutRight or LayoutLeft)
+///   std::cout << plan.describe();
+///
+/// Analysis cuts A into row panels of `panel_rows` rows. Inside a panel, a column whose segment
+/// holds at least `heavy_threshold` nonzeros is heavy; heavy columns are grouped, in column order,
+/// into 2-D tiles of at most `tile_cols` columns (their rows of B fit in cache on the host, in
+/// shared memory on the GPU); everything else is the panel's light tile, run as plain CSR. The
+/// plan keeps a copy of A whose nonzeros are reordered *within each row*: the row's entries of
+/// heavy tile 0, then tile 1, ..., then its light entries. Column indices keep their values, so
+/// reordered_matrix() is a valid unordered CSR matrix equal to A, and every other Sprocket
+/// operator works on it. On the GPU a column of a heavy tile lives in shared-memory slot
+/// `col % tile_cols`; columns that would collide with a slot already taken (or tiles too thin
+/// to pay for staging) go to the light tile (section 4.3.1), so the kernel needs no indirection.
+///
+/// When tiling does not pay (few heavy segments) the analysis picks the untiled CSR SpMM kernel
+/// family instead and says so in describe(). Threshold and tile sizes default to the values the
+/// calibration tool (perf_tests/spmm_calibrate.cpp) measured per backend and wrote into
+/// impl/spmm/spmm_defaults_generated.hpp; SpmmOptions overrides them.
+///
+/// Semantics as KokkosSparse::spmv: beta == 0 overwrites C without reading it (NaN in C does
+/// not propagate); alpha == 0 only scales C. Rank-1 x and y work too (K = 1). Mode "T" runs
+/// through the SpMV operator's transpose, column by column. Values of A may change between
+/// applies: call update_values() to refresh the reordered copy (the pattern must not change).
+
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+#include <string>
+
+#include "Sprocket_Crs.hpp"
+#include "Sprocket_Error.hpp"
+#include "Sprocket_Operator.hpp"
+
+namespace Sprocket {
+
+enum class SpmmKernel : int {
+  csr_rows = 0,  ///< untiled: rows spread over threads (host) / warps (GPU), vectorized along K
+  aspt,          ///< adaptive sparse tiling: heavy tiles cached / staged in shared memory, light as CSR
+  portable,      ///< the portable Kokkos kernel (team per row block, vector lanes along K)
+  automatic = -1,
+};
+inline constexpr int num_spmm_kernels = 3;
+
+const char* to_string(SpmmKernel kernel);
+/// Parses the names printed by to_string ("auto" for automatic); throws InvalidArgument listing
+/// the valid names.
+SpmmKernel spmm_kernel_from_string(const std::string& name);
+
+/// ASpT parameters. Zero means "the calibrated default for the target".
+struct SpmmTiling {
+  int64_t panel_rows = 0;       ///< rows per row panel (T_M)
+  int64_t tile_cols = 0;        ///< max columns per heavy tile (T_N); GPU: shared-memory slots
+  int64_t heavy_threshold = 0;  ///< nonzeros a column segment needs to be heavy
+  /// The analysis picks the aspt kernel when at least this fraction of the nonzeros lands in
+  /// heavy tiles; < 0: the calibrated default.
+  double min_heavy_fraction = -1;
+};
+
+struct SpmmOptions {
+  SpmmKernel kernel = SpmmKernel::automatic;
+  Backend backend = Backend::automatic;  ///< Backend::portable forces SpmmKernel::portable
+  SpmmTiling tiling;
+};
+
+/// What the ASpT analysis found (also filled when the untiled kernel was chosen).
+struct SpmmTilingStats {
+  int64_t num_panels = 0;
+  int64_t num_heavy_tiles = 0;
+  int64_t heavy_nnz = 0;            ///< nonzeros inside heavy tiles
+  int64_t light_nnz = 0;
+  int64_t moved_to_light = 0;       ///< heavy-column nonzeros moved to light (GPU slot conflicts, thin tiles)
+  double analysis_seconds = 0;      ///< wall time of the analysis (host)
+};
+
+}  // namespace Sprocket
+
+#include "impl/spmm/spmm_plan.hpp"
