@@ -17,6 +17,7 @@
 // indirection array.
 //
 // permutation[k] = index in A's original entries/values of reordered entry k (update_values()).
+#include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <vector>
 
@@ -50,6 +51,20 @@ struct AsptHostLayout {
 // InvalidArgument on bad parameters. Duplicate (row, col) entries are allowed: each counts.
 AsptHostLayout build_aspt_layout(const std::vector<int64_t>& row_map, const std::vector<int64_t>& entries,
                                  int64_t num_cols, const AsptParams& params);
+
+// The layout on the plan's device, as every kernel (host, portable, CUDA) receives it. entries
+// and values are the reordered copy of A (row_map is A's).
+template <class Scalar, class Ordinal, class Offset, class Device>
+struct AsptDeviceLayout {
+  int64_t num_rows = 0, num_cols = 0, panel_rows = 0, tile_cols_max = 0, num_panels = 0;
+  Kokkos::View<const Offset*, Device> row_map;
+  Kokkos::View<const Ordinal*, Device> entries;
+  Kokkos::View<const Scalar*, Device> values;
+  Kokkos::View<const int64_t*, Device> panel_ptr;     // num_panels + 1
+  Kokkos::View<const int64_t*, Device> tile_row_end;  // num_heavy_tiles * panel_rows
+  Kokkos::View<const int64_t*, Device> tile_col_ptr;  // num_heavy_tiles + 1
+  Kokkos::View<const Ordinal*, Device> tile_cols;     // heavy columns of every tile
+};
 
 }  // namespace Impl
 }  // namespace Sprocket

@@ -1,0 +1,46 @@
+#pragma once
+/// \file Sprocket_SolverCommon.hpp
+/// Types every Sprocket solver shares (block GMRES, LOBPCG): how a solve ended, what one
+/// iteration reports, where the time went.
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace Sprocket {
+
+enum class SolverStatus {
+  converged,       ///< every column / pair met the tolerance (checked on the true residual)
+  max_iterations,  ///< the iteration limit was reached first
+  breakdown,       ///< the method cannot continue (e.g. singular operator, zero Krylov block)
+  stagnation,      ///< the residual stopped decreasing over several restarts / iterations
+  invalid_input,   ///< inputs the solver refuses (NaN/Inf in the right-hand side, ...)
+};
+
+inline const char* to_string(SolverStatus status) {
+  switch (status) {
+    case SolverStatus::converged: return "converged";
+    case SolverStatus::max_iterations: return "max_iterations";
+    case SolverStatus::breakdown: return "breakdown";
+    case SolverStatus::stagnation: return "stagnation";
+    case SolverStatus::invalid_input: return "invalid_input";
+  }
+  return "unknown";
+}
+
+/// Reported once per iteration (block GMRES: per block Arnoldi step; LOBPCG: per iteration).
+struct SolverIterationInfo {
+  int iteration = 0;
+  double worst_residual = 0;  ///< largest relative residual among the unconverged columns / pairs
+  int converged = 0;          ///< columns / pairs converged so far
+  double elapsed_seconds = 0;
+};
+
+/// Wall-clock split of a solve (seconds). operator_apply counts A (and M for generalized
+/// problems); orthogonalization counts Gram-Schmidt / Rayleigh-Ritz dense work.
+struct SolverTimings {
+  double setup = 0, operator_apply = 0, preconditioner = 0, orthogonalization = 0, total = 0;
+};
+
+using SolverCallback = std::function<void(const SolverIterationInfo&)>;
+
+}  // namespace Sprocket
