@@ -3,7 +3,7 @@
 #
 #   cmake/sprocket-build.sh <host|cuda> <action>
 #     test           build everything, run ctest (output on failure)
-#     demo           build and run the demo program
+#     demo           build and run the solver demo (sprocket-solve, default problem)
 #     bench          build the benchmarks
 #     build          build everything (no run)
 #     cuda-subset    CUDA configuration, library + tools + one test per kernel (compile only)
@@ -65,10 +65,10 @@ case "$ACTION" in
     build
     cd "$BUILD" && ctest --output-on-failure -j "$JOBS" ;;
   demo)
-    build sprocket-demo
-    matrix="$ROOT/../shared/matrices/bcsstk16.mtx.gz"
-    [[ -f "$matrix" ]] || matrix="gen:poisson3d:n=40"
-    "$BUILD/bin/sprocket-demo" "$matrix" ;;
+    # The default problem of the solver demo; gnuplot draws convergence plots on request (--plot).
+    bash "$ROOT/cmake/install-packages.sh" gnuplot-nox
+    build sprocket-solve
+    "$BUILD/bin/sprocket-solve" ;;
   bench)
     build sprocket-benchmarks ;;
   build|cuda-subset)

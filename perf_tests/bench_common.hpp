@@ -50,6 +50,8 @@ struct Args {
   double alpha = 1.0;
   double beta = 0.0;
   int64_t stream_n = int64_t(1) << 26;  ///< elements per stream array
+  std::vector<int64_t> ks{32, 128};     ///< spmm (and later dense-operand kernels): --k, columns of B and C
+  std::string layout = "both";          ///< spmm: --layout right|left|both, layout of B and C
 };
 
 /// A comparison implementation a kernel can be measured against (--compare).

@@ -1,4 +1,4 @@
-// sprocket-bench: Sprocket's benchmark driver. One registry of kernels (spmv, bsr, stream); each
+// sprocket-bench: Sprocket's benchmark driver. One registry of kernels (spmv, bsr, spmm, stream); each
 // prints one line per (matrix, variant or peer) with the median seconds of --repeat timed runs
 // after --warmup untimed ones, GB/s from counted bytes, GFLOP/s, and ratio_vs_<peer> on our lines.
 //
@@ -8,6 +8,8 @@
 //                  [--offset int|size_t] [--alpha A] [--beta B]
 //   sprocket-bench --kernel bsr --matrix <...> [--block-size auto|<b>] [--compare kk,csr,cusparse]
 //                  [--variant auto|<BsrKernel name>|all] (and the common options above)
+//   sprocket-bench --kernel spmm --matrix <...> [--k 32,128] [--layout right|left|both]
+//                  [--compare kk,spmv,cusparse] [--variant auto|<SpmmKernel name>|all] (and the common options)
 //   sprocket-bench --kernel stream [--variant copy|triad|all] [--stream-size N] [--json]
 //
 // Exit status: 0 on success, 1 after a failed --check or an unreadable matrix (the other
@@ -31,6 +33,7 @@
 
 #include "bench_bsr.hpp"
 #include "bench_common.hpp"
+#include "bench_spmm.hpp"
 #include "bench_spmv.hpp"
 #include "bench_stream.hpp"
 
@@ -38,7 +41,7 @@ namespace sprocket_bench {
 namespace {
 
 const std::vector<KernelEntry>& registry() {
-  static const std::vector<KernelEntry> kernels{spmv_entry(), stream_entry(), bsr_entry()};
+  static const std::vector<KernelEntry> kernels{spmv_entry(), stream_entry(), bsr_entry(), spmm_entry()};
   return kernels;
 }
 
@@ -68,6 +71,8 @@ void usage(std::ostream& os) {
         "  --beta B         beta (default 0: y is only written, not read)\n"
         "  --stream-size N  elements per stream array (default 2^26 = 67108864)\n"
         "  --block-size B   bsr: auto (default: detect_block_size) or the block size b (1..32)\n"
+        "  --k K1,K2,...    spmm: columns of the dense B and C, comma-separated (default 32,128)\n"
+        "  --layout L       spmm: layout of B and C: right, left or both (default both)\n"
         "  Threads and devices are Kokkos' options: --kokkos-threads=N, --kokkos-device-id=N\n"
         "  (or OMP_NUM_THREADS; OMP_PROC_BIND=spread OMP_PLACES=threads recommended).\n"
         "kernels:\n";
@@ -159,6 +164,19 @@ Args parse(int argc, char** argv, const KernelEntry** entry_out) {
     else if (arg == "--beta") args.beta = parse_real(arg, take());
     else if (arg == "--stream-size") args.stream_n = parse_integer(arg, take(), 1);
     else if (arg == "--block-size") bsr::set_block_size_option(take());  // --kernel bsr
+    else if (arg == "--k") {
+      const std::vector<std::string> items = split_commas(take());
+      if (items.empty()) throw UsageError("--k needs a comma-separated list of integers >= 1");
+      args.ks.clear();
+      for (const std::string& item : items) {
+        const int64_t k = parse_integer(arg, item, 1);
+        if (std::find(args.ks.begin(), args.ks.end(), k) == args.ks.end()) args.ks.push_back(k);
+      }
+    } else if (arg == "--layout") {
+      args.layout = take();
+      if (args.layout != "right" && args.layout != "left" && args.layout != "both")
+        throw UsageError("--layout must be right, left or both, not \"" + args.layout + "\"");
+    }
     // Kokkos reads (and leaves in argv) its unprefixed options: --threads=N, --numa=N, ...
     else if (has_value && (arg == "--threads" || arg == "--numa" || arg == "--device" || arg == "--device-id" ||
                            arg == "--ndevices" || arg == "--num-devices" || arg == "--skip-device"))

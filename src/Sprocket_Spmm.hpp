@@ -51,6 +51,11 @@ const char* to_string(SpmmKernel kernel);
 /// the valid names.
 SpmmKernel spmm_kernel_from_string(const std::string& name);
 
+/// Which implementation family a plan targets; decides the defaults and the analysis variant
+/// (cuda: the conflict-free shared-memory slot mapping of section 4.3.1).
+enum class SpmmTarget { host, cuda, portable };
+const char* to_string(SpmmTarget target);
+
 /// ASpT parameters. Zero means "the calibrated default for the target".
 struct SpmmTiling {
   int64_t panel_rows = 0;       ///< rows per row panel (T_M)
@@ -60,6 +65,13 @@ struct SpmmTiling {
   /// heavy tiles; < 0: the calibrated default.
   double min_heavy_fraction = -1;
 };
+
+/// The calibrated defaults of a target (impl/spmm/spmm_defaults_generated.hpp), every field set.
+SpmmTiling spmm_default_tiling(SpmmTarget target);
+
+/// `requested` with its zero (or, for min_heavy_fraction, negative) fields replaced by the
+/// target's defaults. Throws InvalidArgument on negative sizes or a fraction above 1.
+SpmmTiling resolve_spmm_tiling(const SpmmTiling& requested, SpmmTarget target);
 
 struct SpmmOptions {
   SpmmKernel kernel = SpmmKernel::automatic;

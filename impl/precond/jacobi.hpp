@@ -1,0 +1,47 @@
+#pragma once
+/// \file jacobi.hpp
+/// Jacobi preconditioner: Y = D^{-1} X with D = diag(A), one multiply per entry.
+#include <Kokkos_Core.hpp>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "impl/precond/precond_common.hpp"
+
+namespace Sprocket {
+
+template <class Scalar, class Device>
+class JacobiPreconditioner final : public Preconditioner<Scalar, Device> {
+  using base = Preconditioner<Scalar, Device>;
+
+ public:
+  explicit JacobiPreconditioner(Kokkos::View<Scalar*, Device> inverse_diagonal)
+      : inverse_diagonal_(inverse_diagonal) {}
+  int64_t num_rows() const override { return static_cast<int64_t>(inverse_diagonal_.extent(0)); }
+  int64_t num_cols() const override { return num_rows(); }
+  void apply(const typename base::const_multivector& X, const typename base::multivector& Y) const override {
+    Impl::precond::check_apply("JacobiPreconditioner::apply", num_rows(), X, Y);
+    Impl::precond::scale_rows(inverse_diagonal_, X, Y);
+  }
+  std::string describe() const override {
+    std::ostringstream os;
+    os << "Jacobi preconditioner<" << (std::is_same_v<Scalar, float> ? "float" : "double") << "> on "
+       << Device::execution_space::name() << ": Y = D^-1 X, D = diag(A), " << num_rows() << " rows";
+    return os.str();
+  }
+  /// D^{-1} on the device.
+  const Kokkos::View<Scalar*, Device>& inverse_diagonal() const { return inverse_diagonal_; }
+
+ private:
+  Kokkos::View<Scalar*, Device> inverse_diagonal_;
+};
+
+template <class CrsType, std::enable_if_t<is_crs_matrix_v<CrsType>, int>>
+std::shared_ptr<Preconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
+make_jacobi(const CrsType& A) {
+  using Scalar = typename CrsType::non_const_value_type;
+  using Device = typename CrsType::device_type;
+  return std::make_shared<JacobiPreconditioner<Scalar, Device>>(Impl::precond::inverse_diagonal(A, "make_jacobi"));
+}
+
+}  // namespace Sprocket

@@ -1,0 +1,345 @@
+#pragma once
+// CUDA SpMM kernels: C = alpha * A * B + beta * C over the plan's reordered CSR (paper:
+// aspt-spmm-sddmm, Hong et al., section 4.3, Listings 2 and 3). Hand-written kernels
+// (impl/spmm/cuda/spmm_cuda_kernels.cuh) launched on the execution-space instance's stream; the
+// functions return without waiting for the GPU (launch errors are checked with cudaGetLastError,
+// which does not block).
+//
+// Mapping (both kernels)
+//   K is cut into K-slices of SW = G * CF columns of B and C. A group of G lanes (G = 32 for
+//   K >= 32, else the next power of two >= K, so small K does not leave most lanes idle) owns one
+//   row at a time; lane q of the group accumulates columns k0 + q + j * G, j < CF, in registers
+//   (thread coarsening along K, CF in {1, 2, 4}: CF accumulators per row, the row's entry index
+//   and value fetched and broadcast once for CF columns). For LayoutRight the G lanes read G
+//   consecutive scalars of a row of B (coalesced) and write G consecutive scalars of C. Lanes
+//   whose column is >= K are masked. The group loads G entries of the row at once (coalesced)
+//   and broadcasts each (column, value) pair by shuffles.
+//
+// spmm_aspt: one thread block per (row panel, K-slice), grid-stride. Blocks have
+//   min(16, ceil(P / (32 / G))) warps; the panel's rows are split into contiguous runs, one per
+//   group, of at most R rows (R = 16 at CF = 1; 16 floats / 8 doubles at CF = 2; 8 floats /
+//   4 doubles at CF = 4: R * CF accumulators fill at most 32 registers). For every heavy tile
+//   the whole block stages the tile's rows of B (the block's K-slice) into dynamic shared
+//   memory, column c at slot c % W (the analysis guarantees the slots of a tile are distinct:
+//   no indirection array), between two barriers; then each group adds its rows' entries of
+//   that tile, read from shared memory (a warp reads SW consecutive scalars of one slot:
+//   conflict-free), into per-row register accumulators. After the tiles, the light entries
+//   read B from global memory through the read-only path (__ldg), and each row of C is written
+//   once. Unlike Listing 2, C is not read and written back per tile, and there is no second
+//   kernel for the light part. A panel of more than num_groups * R rows (more than 256 rows)
+//   is walked in several passes that restage the tiles: correct, slower.
+// spmm_csr_rows: plain CSR over row_map / entries / values (tiles ignored): one group per
+//   (row, K-slice), 256-thread blocks, grid-stride; the same inner loop as the light part.
+//
+// Launch-time choices. G from K; CF = the smallest power of two covering ceil(K / 32) (at
+// most 4) when G = 32, halved while the staged slice would not fit the shared budget, a panel
+// would need more than one pass, or the grid would drop below 2 blocks (aspt) or 64 warps
+// (csr_rows) per SM; K-slices = ceil(K / SW).
+//
+// Limits (the analysis must respect them; spmm_cuda_limits.hpp):
+//   - shared memory per block: W * SW * sizeof(Scalar) <= spmm_cuda_shared_budget_bytes
+//     (64 KiB). With the narrowest slice of K >= 32 (SW = 32) that is
+//     W <= spmm_cuda_max_tile_cols(spmm_cuda_min_k_slice, sizeof(Scalar)) = 512 (float) /
+//     256 (double); a wider W throws InvalidArgument here.
+//   - panel rows: P <= spmm_cuda_max_panel_rows (256) is one pass; larger P is correct but
+//     restages every tile once per 256 rows. P <= 128 (<= 64 for double) lets K >= 64 (K > 64)
+//     coarsen by 2 (by 4).
+//   - the layout must come from the GPU analysis (AsptParams::modulo_slots): with colliding
+//     slots a tile's staged rows overwrite each other and the result is wrong.
+//
+// LayoutLeft B and C: the same kernels with strides. The shared-memory part of a heavy tile is
+// layout-independent; staging, light entries and the C writes then touch one sector per lane
+// instead of one per 8 (float) or 4 (double) lanes. If LayoutLeft performance matters with a
+// small heavy fraction, the caller can transpose into LayoutRight scratch.
+//
+// Semantics: C = alpha * A * B + beta * C; beta == 0 overwrites C without reading it (NaN in C
+// does not propagate); alpha == 0 only scales C (A and B are not read). B and C must not
+// overlap. Rank-1 B and C are one column (K = 1). Scalars: float and double, with B, C and the
+// layout's values of that same type (spmm_cuda_supported_v); anything else is the dispatch's to
+// send to the portable kernel.
+#include <Kokkos_Core.hpp>
+
+#include "Sprocket_Error.hpp"
+#include "impl/spmm/aspt_layout.hpp"
+#include "impl/spmm/cuda/spmm_cuda_limits.hpp"
+
+#ifdef KOKKOS_ENABLE_CUDA
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "impl/common/cuda/cuda_launch.hpp"
+#include "impl/spmm/cuda/spmm_cuda_kernels.cuh"
+
+namespace Sprocket {
+namespace Impl {
+namespace cuda {
+
+/// True when the CUDA kernels take these types: Scalar float or double, and B's, C's and the
+/// layout's values all of type Scalar (C not const).
+template <class Layout, class BView, class CView, class Scalar>
+inline constexpr bool spmm_cuda_supported_v =
+    raw_kernel_supported_v<Scalar, typename CView::value_type> &&
+    std::is_same_v<typename BView::non_const_value_type, Scalar> &&
+    std::is_same_v<typename decltype(Layout::values)::non_const_value_type, Scalar>;
+
+/// A dense operand as pointer, extents and strides: element (i, k) at data[i * row_stride +
+/// k * col_stride]. Rank-1 Views are one column.
+template <class Value>
+struct SpmmDense {
+  Value* data;
+  int64_t rows, cols, row_stride, col_stride;
+};
+
+template <class Value, class View>
+SpmmDense<Value> spmm_dense(const View& v) {
+  static_assert(View::rank == 1 || View::rank == 2, "Sprocket::spmm (CUDA): B and C must be rank 1 or 2");
+  if constexpr (View::rank == 1)
+    return {v.data(), static_cast<int64_t>(v.extent(0)), 1, static_cast<int64_t>(v.stride(0)), 0};
+  else
+    return {v.data(), static_cast<int64_t>(v.extent(0)), static_cast<int64_t>(v.extent(1)),
+            static_cast<int64_t>(v.stride(0)), static_cast<int64_t>(v.stride(1))};
+}
+
+/// Lanes per group (G), coarsening (CF) and the resulting slices of one launch.
+struct SpmmCudaShape {
+  int lanes = 1;
+  int coarsening = 1;
+  int64_t num_slices = 1;
+};
+
+/// G: 32 for K >= 32, else the next power of two >= K.
+inline int spmm_lanes_for(int64_t K) {
+  int lanes = 1;
+  while (lanes < K && lanes < spmm_warp_size) lanes *= 2;
+  return lanes;
+}
+
+/// The smallest power-of-two CF <= max_coarsening whose slice of 32 lanes covers K (K beyond
+/// 32 * max_coarsening takes several slices).
+inline int spmm_covering_coarsening(int64_t K, int max_coarsening) {
+  int cf = 1;
+  while (cf < max_coarsening && int64_t{spmm_warp_size} * cf < K) cf *= 2;
+  return cf;
+}
+
+inline int64_t spmm_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// CF (and slices) for K: the covering CF (at most max_coarsening) when G = 32, halved until
+/// `accept(cf)` holds (CF = 1 is always taken).
+template <class Accept>
+SpmmCudaShape spmm_choose_shape(int64_t K, int max_coarsening, Accept&& accept) {
+  SpmmCudaShape shape;
+  shape.lanes = spmm_lanes_for(K);
+  if (shape.lanes == spmm_warp_size) {
+    int cf = spmm_covering_coarsening(K, max_coarsening);
+    while (cf > 1 && !accept(cf)) cf /= 2;
+    shape.coarsening = cf;
+  }
+  shape.num_slices = spmm_ceil_div(K, int64_t{shape.lanes} * shape.coarsening);
+  return shape;
+}
+
+/// Calls launch(integral_constant<G>, integral_constant<CF>) for the compiled shapes: G in
+/// {1, 2, 4, 8, 16} with CF = 1, G = 32 with CF in {1, 2, 4}.
+template <class Launch>
+void spmm_with_shape(const SpmmCudaShape& shape, Launch&& launch) {
+  using std::integral_constant;
+  switch (shape.lanes) {
+    case 1: return launch(integral_constant<int, 1>{}, integral_constant<int, 1>{});
+    case 2: return launch(integral_constant<int, 2>{}, integral_constant<int, 1>{});
+    case 4: return launch(integral_constant<int, 4>{}, integral_constant<int, 1>{});
+    case 8: return launch(integral_constant<int, 8>{}, integral_constant<int, 1>{});
+    case 16: return launch(integral_constant<int, 16>{}, integral_constant<int, 1>{});
+    case 32:
+      switch (shape.coarsening) {
+        case 1: return launch(integral_constant<int, 32>{}, integral_constant<int, 1>{});
+        case 2: return launch(integral_constant<int, 32>{}, integral_constant<int, 2>{});
+        case 4: return launch(integral_constant<int, 32>{}, integral_constant<int, 4>{});
+        default: break;
+      }
+      break;
+    default: break;
+  }
+  throw Error("Sprocket::spmm (CUDA): no kernel compiled for " + std::to_string(shape.lanes) + " lanes x " +
+              std::to_string(shape.coarsening) + " columns per lane");
+}
+
+/// C = beta * C over the whole of C (alpha == 0); nothing to do when beta == 1.
+template <class Scalar>
+void spmm_scale(cudaStream_t stream, const SpmmDense<Scalar>& c, Scalar beta) {
+  if (beta == Scalar(1) || c.rows == 0 || c.cols == 0) return;
+  // The unit-stride dimension inner, so that consecutive threads touch consecutive scalars.
+  const bool rows_inner = c.cols > 1 && c.row_stride < c.col_stride;
+  const int64_t outer = rows_inner ? c.cols : c.rows, inner = rows_inner ? c.rows : c.cols;
+  const int64_t outer_stride = rows_inner ? c.col_stride : c.row_stride;
+  const int64_t inner_stride = rows_inner ? c.row_stride : c.col_stride;
+  spmm_scale_kernel<<<grid_blocks(outer * inner, spmm_scale_block_threads), spmm_scale_block_threads, 0, stream>>>(
+      c.data, outer, outer_stride, inner, inner_stride, beta);
+  check_launch("Sprocket::spmm", "spmm_scale_kernel");
+}
+
+/// Shared state of one apply: checks the operands against the layout's shape, fills the CSR
+/// and dense fields of the kernel arguments.
+template <class Layout, class BView, class CView, class Scalar>
+auto spmm_cuda_args(const char* kernel, const Layout& L, Scalar alpha, const BView& B, Scalar beta,
+                    const CView& C) {
+  using Ordinal = typename decltype(Layout::entries)::non_const_value_type;
+  using Offset = typename decltype(Layout::row_map)::non_const_value_type;
+  static_assert(spmm_cuda_supported_v<Layout, BView, CView, Scalar>,
+                "Sprocket::spmm (CUDA): the raw kernels take float or double with B, C and the matrix values all "
+                "of that type (C not const); route other types to the portable kernel");
+  static_assert(Kokkos::SpaceAccessibility<Kokkos::Cuda, typename BView::memory_space>::accessible &&
+                    Kokkos::SpaceAccessibility<Kokkos::Cuda, typename CView::memory_space>::accessible,
+                "Sprocket::spmm (CUDA): B and C must be accessible from Kokkos::Cuda");
+  const SpmmDense<const Scalar> b = spmm_dense<const Scalar>(B);
+  const SpmmDense<Scalar> c = spmm_dense<Scalar>(C);
+  SPROCKET_REQUIRE(b.rows == L.num_cols && c.rows == L.num_rows && b.cols == c.cols, "Sprocket::spmm (CUDA, ",
+                   kernel, "): A is ", L.num_rows, " x ", L.num_cols, ", B is ", b.rows, " x ", b.cols, ", C is ",
+                   c.rows, " x ", c.cols);
+  SPROCKET_REQUIRE(static_cast<int64_t>(L.row_map.extent(0)) == L.num_rows + 1, "Sprocket::spmm (CUDA, ", kernel,
+                   "): row_map has ", L.row_map.extent(0), " entries for ", L.num_rows, " rows");
+  SpmmCudaArgs<Scalar, Ordinal, Offset> a{};
+  a.row_map = L.row_map.data();
+  a.entries = L.entries.data();
+  a.values = L.values.data();
+  a.num_rows = L.num_rows;
+  a.K = c.cols;
+  a.alpha = alpha;
+  a.beta = beta;
+  a.B = b.data;
+  a.b_row_stride = b.row_stride;
+  a.b_col_stride = b.col_stride;
+  a.C = c.data;
+  a.c_row_stride = c.row_stride;
+  a.c_col_stride = c.col_stride;
+  return std::make_pair(a, c);
+}
+
+/// ASpT SpMM (see the top of this file): C = alpha * A * B + beta * C with A given by the GPU
+/// tile layout L (AsptDeviceLayout built with modulo_slots).
+template <class Layout, class BView, class CView, class Scalar>
+void spmm_aspt(const Kokkos::Cuda& space, const Layout& L, Scalar alpha, const BView& B, Scalar beta, const CView& C) {
+  using Ordinal = typename decltype(Layout::entries)::non_const_value_type;
+  using Offset = typename decltype(Layout::row_map)::non_const_value_type;
+  const auto prepared = spmm_cuda_args("aspt", L, alpha, B, beta, C);
+  SpmmCudaArgs<Scalar, Ordinal, Offset> a = prepared.first;
+  const SpmmDense<Scalar> c = prepared.second;
+  if (L.num_rows == 0 || a.K == 0) return;
+  ProfilingRegion region("Sprocket::spmm::cuda::aspt");
+  const cudaStream_t stream = space.cuda_stream();
+  if (alpha == Scalar(0)) return spmm_scale(stream, c, beta);
+
+  const int64_t P = L.panel_rows, W = L.tile_cols_max, num_panels = L.num_panels;
+  const int64_t num_tiles = L.tile_col_ptr.extent(0) > 0 ? static_cast<int64_t>(L.tile_col_ptr.extent(0)) - 1 : 0;
+  const bool has_tiles = num_tiles > 0;
+  SPROCKET_REQUIRE(P >= 1 && P <= int64_t{INT32_MAX} && num_panels == spmm_ceil_div(L.num_rows, P) &&
+                       static_cast<int64_t>(L.panel_ptr.extent(0)) == num_panels + 1,
+                   "Sprocket::spmm (CUDA, aspt): layout with ", num_panels, " panels of ", P, " rows (",
+                   L.panel_ptr.extent(0), " panel_ptr entries) for ", L.num_rows, " rows");
+  SPROCKET_REQUIRE(!has_tiles || (static_cast<int64_t>(L.tile_row_end.extent(0)) == num_tiles * P && W >= 1 &&
+                                  W <= int64_t{INT32_MAX}),
+                   "Sprocket::spmm (CUDA, aspt): layout with ", num_tiles, " heavy tiles of width ", W, " has ",
+                   L.tile_row_end.extent(0), " tile_row_end entries (expected ", num_tiles * P, ")");
+
+  constexpr int scalar_bytes = static_cast<int>(sizeof(Scalar));
+  // Scalars of shared memory per slice column: the staged tile (W slots) or, after the tiles,
+  // the heavy sums of one pass's rows, whichever is larger; nothing when no panel has tiles.
+  const auto shared_rows = [&](int lanes, int cf) -> int64_t {
+    if (!has_tiles) return 0;
+    const int64_t warps = std::min<int64_t>(spmm_aspt_max_warps, spmm_ceil_div(P, spmm_warp_size / lanes));
+    const int64_t pass_rows = warps * (spmm_warp_size / lanes) * spmm_rows_per_group(lanes, cf, scalar_bytes);
+    return std::max(W, std::min(P, pass_rows));
+  };
+  const int num_sms = space.cuda_device_prop().multiProcessorCount;
+  const SpmmCudaShape shape = spmm_choose_shape(a.K, spmm_aspt_max_coarsening, [&](int cf) {
+    const bool fits = shared_rows(spmm_warp_size, cf) * spmm_warp_size * cf * scalar_bytes <= spmm_cuda_shared_budget_bytes;
+    const bool one_pass = P <= int64_t{spmm_aspt_max_warps} * spmm_rows_per_group(spmm_warp_size, cf, scalar_bytes);
+    const bool enough_blocks = num_panels * spmm_ceil_div(a.K, int64_t{spmm_warp_size} * cf) >= int64_t{2} * num_sms;
+    return fits && one_pass && enough_blocks;
+  });
+  const int64_t slice = int64_t{shape.lanes} * shape.coarsening;
+  const int64_t shared_bytes = shared_rows(shape.lanes, shape.coarsening) * slice * scalar_bytes;
+  SPROCKET_REQUIRE(shared_bytes <= spmm_cuda_shared_budget_bytes, "Sprocket::spmm (CUDA, aspt): tiles of ", W,
+                   " columns need ", shared_bytes, " bytes of shared memory for a K-slice of ", slice,
+                   " columns; the budget is ", spmm_cuda_shared_budget_bytes, " bytes (tile_cols at most ",
+                   spmm_cuda_max_tile_cols(slice, scalar_bytes), " for ", scalar_bytes, "-byte scalars)");
+  const int64_t num_blocks = num_panels * shape.num_slices;
+  SPROCKET_REQUIRE(num_blocks <= int64_t{INT32_MAX}, "Sprocket::spmm (CUDA, aspt): ", num_panels, " panels x ",
+                   shape.num_slices, " K-slices exceed the grid limit of 2^31 - 1 blocks");
+
+  a.panel_ptr = L.panel_ptr.data();
+  a.tile_row_end = L.tile_row_end.data();
+  a.tile_col_ptr = L.tile_col_ptr.data();
+  a.tile_cols = L.tile_cols.data();
+  a.panel_rows = P;
+  a.slots = spmm_slot_divisor(has_tiles ? static_cast<uint32_t>(W) : 1u);
+  a.num_slices = shape.num_slices;
+  const int warps = static_cast<int>(
+      std::min<int64_t>(spmm_aspt_max_warps, spmm_ceil_div(P, spmm_warp_size / shape.lanes)));
+  const SpmmCudaArgs<Scalar, Ordinal, Offset> args = a;
+  spmm_with_shape(shape, [&](auto lanes, auto coarsening) {
+    constexpr int G = decltype(lanes)::value, CF = decltype(coarsening)::value;
+    if constexpr (CF <= spmm_aspt_max_coarsening) {
+      void (*kernel)(SpmmCudaArgs<Scalar, Ordinal, Offset>) = spmm_aspt_kernel<G, CF, Scalar, Ordinal, Offset>;
+      // Above the default 48 KiB of dynamic shared memory per block a kernel must opt in; the
+      // attribute is set to the whole budget (the same value every time, whatever this launch
+      // needs), so concurrent applies cannot shrink it under each other.
+      if (shared_bytes > 48 * 1024) {
+        const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                     static_cast<int>(spmm_cuda_shared_budget_bytes));
+        if (err != cudaSuccess)
+          throw Error(std::string("Sprocket::spmm (CUDA): allowing ") +
+                      std::to_string(spmm_cuda_shared_budget_bytes) +
+                      " bytes of shared memory for spmm_aspt_kernel failed: " + cudaGetErrorName(err) + ": " +
+                      cudaGetErrorString(err));
+      }
+      kernel<<<static_cast<unsigned>(num_blocks), warps * spmm_warp_size, static_cast<size_t>(shared_bytes),
+               stream>>>(args);
+      check_launch("Sprocket::spmm", "spmm_aspt_kernel");
+    } else {
+      throw Error("Sprocket::spmm (CUDA): the ASpT kernel is not compiled for " + std::to_string(CF) +
+                  " columns per lane");
+    }
+  });
+}
+
+/// Untiled CSR SpMM over L.row_map / entries / values (the plan's reordered copy of A; the
+/// tiles are ignored): C = alpha * A * B + beta * C.
+template <class Layout, class BView, class CView, class Scalar>
+void spmm_csr_rows(const Kokkos::Cuda& space, const Layout& L, Scalar alpha, const BView& B, Scalar beta,
+                   const CView& C) {
+  using Ordinal = typename decltype(Layout::entries)::non_const_value_type;
+  using Offset = typename decltype(Layout::row_map)::non_const_value_type;
+  const auto prepared = spmm_cuda_args("csr_rows", L, alpha, B, beta, C);
+  SpmmCudaArgs<Scalar, Ordinal, Offset> a = prepared.first;
+  const SpmmDense<Scalar> c = prepared.second;
+  if (L.num_rows == 0 || a.K == 0) return;
+  ProfilingRegion region("Sprocket::spmm::cuda::csr_rows");
+  const cudaStream_t stream = space.cuda_stream();
+  if (alpha == Scalar(0)) return spmm_scale(stream, c, beta);
+
+  const int num_sms = space.cuda_device_prop().multiProcessorCount;
+  // A full sm_80/sm_90 SM holds 64 warps; coarsen only while the (row, slice) groups still fill
+  // every SM.
+  const SpmmCudaShape shape = spmm_choose_shape(a.K, spmm_csr_max_coarsening, [&](int cf) {
+    return L.num_rows * spmm_ceil_div(a.K, int64_t{spmm_warp_size} * cf) >= int64_t{64} * num_sms;
+  });
+  a.num_slices = shape.num_slices;
+  const SpmmCudaArgs<Scalar, Ordinal, Offset> args = a;
+  spmm_with_shape(shape, [&](auto lanes, auto coarsening) {
+    constexpr int G = decltype(lanes)::value, CF = decltype(coarsening)::value;
+    constexpr int groups_per_block = spmm_csr_block_threads / G;
+    spmm_csr_rows_kernel<G, CF, Scalar, Ordinal, Offset>
+        <<<grid_blocks(args.num_rows * args.num_slices, groups_per_block), spmm_csr_block_threads, 0, stream>>>(
+            args);
+    check_launch("Sprocket::spmm", "spmm_csr_rows_kernel");
+  });
+}
+
+}  // namespace cuda
+}  // namespace Impl
+}  // namespace Sprocket
+#endif  // KOKKOS_ENABLE_CUDA

@@ -1,0 +1,468 @@
+#pragma once
+// Host (OpenMP / Serial) SpMM kernels: C = alpha * A * B + beta * C over the plan's reordered CSR.
+//
+// Both kernels keep the output row in registers: K is cut into chunks of W scalars, W a
+// compile-time constant of 8 SIMD registers (16 doubles / 32 floats with SSE2, twice that with
+// AVX2), remainders in halving widths down to 1; a row's chunk is accumulated over the row's
+// entries in W / lanes vector accumulators (independent add chains) and written once. No atomics:
+// every thread owns a contiguous range of rows (csr_rows) or row panels (aspt) balanced by entries
+// at analysis.
+//
+//  - csr_rows: row by row (the paper's CSR algorithm). B's rows come from wherever the row's
+//    columns lead; the row of entry k + 8 is prefetched while entry k is multiplied, so scattered
+//    rows (power-law graphs) overlap their memory latency instead of waiting for it one by one.
+//    With beta == 0 and C larger than the caches, C's rows are written with non-temporal stores:
+//    a normal store first reads the line it overwrites, a third more memory traffic for a
+//    bandwidth-bound product.
+//  - aspt (paper section 4.2, Listing 1): panel by panel; inside a panel heavy tile by heavy tile
+//    and then the light entries, each pass running over all rows of the panel, so the rows of B a
+//    heavy tile touches are read from memory once and then served from cache for every other row
+//    of the panel. The first pass over a row initializes C's chunk (beta * C + alpha * partial, or
+//    alpha * partial when beta == 0), later passes add to it; C's panel block stays in cache
+//    between passes. K is also cut into cache chunks so the widest tile's rows of B plus the
+//    panel's rows of C fit spmm_host_cache_bytes whatever K is.
+//
+// Instruction sets: the kernels are compiled for the flags of the translation unit and, on x86-64
+// with GCC or Clang when those flags lack AVX2, a second time for AVX2 + FMA (function target
+// attributes), picked at run time when the CPU has them: a library compiled for the x86-64
+// baseline (SSE2, no FMA) still multiplies with 256-bit FMAs where it can.
+//
+// B and C are read through raw pointers and strides; the compile-time layout tags give unit
+// strides along K for LayoutRight. LayoutLeft B is packed into a row-major copy by the plan first
+// (impl/spmm/spmm_plan.hpp): gathering K scalars from K columns per entry costs far more than
+// the copy.
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && !defined(__AVX2__)
+#define SPROCKET_SPMM_HOST_AVX2_CLONE 1
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define SPROCKET_SPMM_INLINE inline __attribute__((always_inline))
+#else
+#define SPROCKET_SPMM_INLINE inline
+#endif
+
+namespace Sprocket {
+namespace Impl {
+namespace host {
+
+/// Bytes of one SIMD register for the flags this translation unit is compiled with.
+inline constexpr int spmm_vector_bytes =
+#if defined(__AVX512F__)
+    64;
+#elif defined(__AVX__)
+    32;
+#else
+    16;
+#endif
+
+/// Cache budget of one aspt pass: the widest heavy tile's rows of B plus the panel's rows of C,
+/// for one cache chunk of K. Half of the 1 MiB per-core L2 of the CI machine's EPYC (and of most
+/// current x86 server cores); the other half is left to the light entries' stream of A and B.
+inline constexpr int64_t spmm_host_cache_bytes = int64_t{512} * 1024;
+
+/// C is written with non-temporal stores (beta == 0, single pass) when larger than this: well
+/// above the last-level cache of a current CPU, so the stores would evict C before anyone reads
+/// it back anyway. Below it, C is more useful left in cache for the caller.
+inline constexpr int64_t spmm_host_streaming_bytes = int64_t{64} * 1024 * 1024;
+
+/// Entries ahead whose row of B is prefetched: enough loads in flight to cover a memory access
+/// (about 100 ns) at a few ns per entry.
+inline constexpr int spmm_prefetch_distance = 8;
+
+/// Whether the running CPU has AVX2 and FMA (checked once).
+inline bool spmm_host_has_avx2() {
+#if defined(SPROCKET_SPMM_HOST_AVX2_CLONE)
+  static const bool has = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  }();
+  return has;
+#else
+  return false;
+#endif
+}
+
+/// Layout tags: element (i, j) of a dense matrix at p[i * s0 + j * s1].
+enum class DenseKind { row_major, col_major, strided };
+
+template <class Layout>
+inline constexpr DenseKind dense_kind_of = std::is_same_v<Layout, Kokkos::LayoutRight>   ? DenseKind::row_major
+                                           : std::is_same_v<Layout, Kokkos::LayoutLeft> ? DenseKind::col_major
+                                                                                        : DenseKind::strided;
+
+template <class Scalar, DenseKind Kind>
+struct DenseRef {
+  static constexpr DenseKind kind = Kind;
+  Scalar* p;
+  int64_t s0, s1;
+  template <class View>
+  static DenseRef of(const View& v) {
+    return {v.data(), static_cast<int64_t>(v.stride(0)), static_cast<int64_t>(v.stride(1))};
+  }
+  /// Address of element (i, j).
+  SPROCKET_SPMM_INLINE Scalar* at(int64_t i, int64_t j) const {
+    if constexpr (Kind == DenseKind::row_major) return p + i * s0 + j;
+    else if constexpr (Kind == DenseKind::col_major) return p + i + j * s1;
+    else return p + i * s0 + j * s1;
+  }
+  /// Distance between (i, j) and (i, j + 1): a compile-time 1 for row-major.
+  SPROCKET_SPMM_INLINE int64_t col_step() const {
+    if constexpr (Kind == DenseKind::row_major) return 1;
+    else return s1;
+  }
+};
+
+/// One SIMD register of VB bytes of Scalar: a GCC/Clang vector-extension type (GCC's
+/// auto-vectorizer keeps a small chunk loop in vector registers but gives up inside the aspt loop
+/// nest, so the vectors are spelled out), or Scalar itself where the extension is unavailable.
+template <int VB, class Scalar>
+struct HostSimd {
+#if defined(__GNUC__) && !defined(__CUDACC__)
+  static constexpr int lanes = VB / static_cast<int>(sizeof(Scalar));
+  typedef Scalar type __attribute__((vector_size(VB)));
+#else
+  static constexpr int lanes = 1;
+  using type = Scalar;
+#endif
+};
+
+/// How a pass writes its chunk: the first pass over a row initializes C (stream: with
+/// non-temporal stores), later passes add.
+enum class Store { init_beta_zero, init, add, stream };
+
+/// Everything a kernel reads, as raw pointers (one struct so the per-ISA entry points stay short).
+template <class Scalar, class Ordinal, class Offset, class BRef, class CRef>
+struct HostSpmmArgs {
+  const Offset* row_map;
+  const Ordinal* entries;
+  const Scalar* values;
+  BRef B;
+  CRef C;
+  Scalar alpha, beta;
+  int64_t K;
+  Store first_store;  ///< how the first (or only) pass over a row stores
+  // aspt only
+  const int64_t* panel_ptr;
+  const int64_t* tile_row_end;
+  int64_t num_rows, panel_rows, k_chunk;
+};
+
+/// out (lanes elements starting at p, step apart) = the vector.
+template <class V, class Scalar, bool Contiguous>
+SPROCKET_SPMM_INLINE void simd_load(V& out, const Scalar* p, int64_t step) {
+  if constexpr (std::is_same_v<V, Scalar>) {
+    out = p[0];
+  } else if constexpr (Contiguous) {
+    std::memcpy(&out, p, sizeof(V));
+  } else {
+    for (int l = 0; l < static_cast<int>(sizeof(V) / sizeof(Scalar)); ++l) out[l] = p[l * step];
+  }
+}
+
+template <class V, class Scalar, bool Contiguous>
+SPROCKET_SPMM_INLINE void simd_store(Scalar* p, int64_t step, const V& v) {
+  if constexpr (std::is_same_v<V, Scalar>) {
+    p[0] = v;
+  } else if constexpr (Contiguous) {
+    std::memcpy(p, &v, sizeof(V));
+  } else {
+    for (int l = 0; l < static_cast<int>(sizeof(V) / sizeof(Scalar)); ++l) p[l * step] = v[l];
+  }
+}
+
+/// A non-temporal store of a contiguous vector where p is aligned for it (SSE2 16-byte streaming
+/// stores, baseline on x86-64, so they inline into every instruction-set variant); a plain store
+/// elsewhere.
+template <class V, class Scalar>
+SPROCKET_SPMM_INLINE void stream_store(Scalar* p, const V& v) {
+#if defined(__SSE2__) && defined(__GNUC__) && !defined(__CUDACC__)
+  if constexpr (!std::is_same_v<V, Scalar> && sizeof(V) % 16 == 0) {
+    if (reinterpret_cast<uintptr_t>(p) % 16 == 0) {
+      for (size_t h = 0; h < sizeof(V) / 16; ++h) {
+        Scalar part[16 / sizeof(Scalar)];
+        std::memcpy(part, reinterpret_cast<const char*>(&v) + 16 * h, 16);
+        if constexpr (std::is_same_v<Scalar, double>)
+          _mm_stream_pd(reinterpret_cast<double*>(p) + 2 * h, _mm_loadu_pd(part));
+        else
+          _mm_stream_ps(reinterpret_cast<float*>(p) + 4 * h, _mm_loadu_ps(part));
+      }
+      return;
+    }
+  }
+#endif
+  std::memcpy(p, &v, sizeof(V));
+}
+
+/// C(row, k0 .. k0 + W) = [beta * C +] alpha * sum over entries k in [begin, end) of
+/// values[k] * B(entries[k], k0 .. k0 + W), the W sums held in registers. W is a multiple of the
+/// SIMD lanes (vector accumulators) or narrower than one register (scalar accumulators).
+template <int VB, int W, class Args>
+SPROCKET_SPMM_INLINE void row_chunk(const Args& a, int64_t row, int64_t begin, int64_t end, int64_t k0, Store how) {
+  using Scalar = std::remove_const_t<std::remove_reference_t<decltype(*a.values)>>;
+  using BRef = decltype(a.B);
+  constexpr int lanes = HostSimd<VB, Scalar>::lanes;
+  constexpr bool vector = W % lanes == 0;
+  constexpr int N = vector ? W / lanes : W;  // accumulators
+  constexpr bool b_contiguous = BRef::kind == DenseKind::row_major;
+  constexpr int lines = (W * static_cast<int>(sizeof(Scalar)) + 63) / 64;
+  using Acc = std::conditional_t<vector, typename HostSimd<VB, Scalar>::type, Scalar>;
+  const auto* __restrict entries = a.entries;
+  const Scalar* __restrict values = a.values;
+  const int64_t b_step = a.B.col_step(), c_step = a.C.col_step();
+  Acc acc[N];
+#if defined(__GNUC__) && !defined(__CUDACC__) && !defined(__clang__)
+#pragma GCC unroll 64
+#endif
+  for (int i = 0; i < N; ++i) acc[i] = Acc{} + Scalar(0);
+  for (int64_t k = begin; k < end; ++k) {
+#if defined(__GNUC__) || defined(__clang__)
+    if constexpr (b_contiguous) {
+      if (k + spmm_prefetch_distance < end) {
+        const Scalar* ahead = a.B.at(entries[k + spmm_prefetch_distance], k0);
+        for (int l = 0; l < lines; ++l) __builtin_prefetch(ahead + l * (64 / sizeof(Scalar)));
+      }
+    }
+#endif
+    const Scalar v = values[k];
+    const Scalar* b = a.B.at(entries[k], k0);
+#if defined(__GNUC__) && !defined(__CUDACC__) && !defined(__clang__)
+#pragma GCC unroll 64
+#endif
+    for (int i = 0; i < N; ++i) {
+      Acc x;
+      if constexpr (vector)
+        simd_load<Acc, Scalar, b_contiguous>(x, b + i * lanes * b_step, b_step);
+      else
+        x = b[i * b_step];
+      acc[i] += v * x;
+    }
+  }
+  Scalar* out = a.C.at(row, k0);
+  if (vector && c_step == 1) {
+#if defined(__GNUC__) && !defined(__CUDACC__) && !defined(__clang__)
+#pragma GCC unroll 64
+#endif
+    for (int i = 0; i < N; ++i) {
+      Scalar* o = out + i * lanes;
+      Acc r = a.alpha * acc[i];
+      if (how == Store::stream) {
+        stream_store(o, r);
+        continue;
+      }
+      Acc old;
+      if (how == Store::init) {
+        simd_load<Acc, Scalar, true>(old, o, 1);
+        r += a.beta * old;
+      } else if (how == Store::add) {
+        simd_load<Acc, Scalar, true>(old, o, 1);
+        r += old;
+      }
+      simd_store<Acc, Scalar, true>(o, 1, r);
+    }
+  } else {
+    // Strided C (LayoutLeft): element by element; the stores of consecutive rows fill the same
+    // cache lines, so they combine in cache.
+    for (int i = 0; i < N; ++i)
+      for (int l = 0; l < (vector ? lanes : 1); ++l) {
+        Scalar r;
+        if constexpr (vector) r = a.alpha * acc[i][l];
+        else r = a.alpha * acc[i];
+        Scalar& o = out[((vector ? i * lanes : i) + l) * c_step];
+        if (how == Store::init) r += a.beta * o;
+        else if (how == Store::add) r += o;
+        o = r;
+      }
+  }
+}
+
+/// Entries [begin, end) of `row` times B's columns [k_begin, k_end) into C: chunks of W, then the
+/// remainder in halving widths.
+template <int VB, int W, class Args>
+SPROCKET_SPMM_INLINE void row_pass(const Args& a, int64_t row, int64_t begin, int64_t end, int64_t k_begin,
+                                   int64_t k_end, Store how) {
+  int64_t k0 = k_begin;
+  for (; k0 + W <= k_end; k0 += W) row_chunk<VB, W>(a, row, begin, end, k0, how);
+  if constexpr (W > 1) {
+    if (k0 < k_end) row_pass<VB, W / 2>(a, row, begin, end, k0, k_end, how);
+  }
+}
+
+/// Accumulator chunk for VB-byte registers: 8 registers, leaving the other half of the 16
+/// registers of SSE/AVX to B's loads and the broadcast value.
+template <int VB, class Scalar>
+inline constexpr int spmm_register_width = 8 * VB / static_cast<int>(sizeof(Scalar));
+
+template <int VB, class Args>
+SPROCKET_SPMM_INLINE void rows_loop(const Args& a, int64_t r0, int64_t r1) {
+  using Scalar = std::remove_const_t<std::remove_reference_t<decltype(*a.values)>>;
+  constexpr int W = spmm_register_width<VB, Scalar>;
+  for (int64_t r = r0; r < r1; ++r)
+    row_pass<VB, W>(a, r, int64_t(a.row_map[r]), int64_t(a.row_map[r + 1]), 0, a.K, a.first_store);
+}
+
+/// Orders a thread's streaming stores before the parallel region's join.
+SPROCKET_SPMM_INLINE void stream_fence(Store first_store) {
+#if defined(__SSE2__) && defined(__GNUC__) && !defined(__CUDACC__)
+  if (first_store == Store::stream) _mm_sfence();
+#else
+  (void)first_store;
+#endif
+}
+
+template <int VB, class Args>
+SPROCKET_SPMM_INLINE void csr_rows_range(const Args& a, int64_t r0, int64_t r1) {
+  rows_loop<VB>(a, r0, r1);
+  stream_fence(a.first_store);
+}
+
+template <int VB, class Args>
+SPROCKET_SPMM_INLINE void aspt_range(const Args& a, int64_t p0, int64_t p1) {
+  using Scalar = std::remove_const_t<std::remove_reference_t<decltype(*a.values)>>;
+  constexpr int W = spmm_register_width<VB, Scalar>;
+  const int64_t n = a.num_rows, P = a.panel_rows, K = a.K;
+  for (int64_t p = p0; p < p1; ++p) {
+    const int64_t r0 = p * P, r1 = std::min(n, r0 + P);
+    const int64_t g0 = a.panel_ptr[p], g1 = a.panel_ptr[p + 1];
+    if (g0 == g1) {  // no heavy tile: the panel is plain CSR
+      rows_loop<VB>(a, r0, r1);
+      continue;
+    }
+    const Store init = a.first_store == Store::init ? Store::init : Store::init_beta_zero;
+    for (int64_t kc = 0; kc < K; kc += a.k_chunk) {
+      const int64_t kc_end = std::min(K, kc + a.k_chunk);
+      // Pass g in [g0, g1): heavy tile g; pass g1: the light entries.
+      for (int64_t g = g0; g <= g1; ++g) {
+        const Store how = g == g0 ? init : Store::add;
+        for (int64_t r = r0; r < r1; ++r) {
+          const int64_t l = r - r0;
+          const int64_t begin = g == g0 ? int64_t(a.row_map[r]) : a.tile_row_end[(g - 1) * P + l];
+          const int64_t end = g == g1 ? int64_t(a.row_map[r + 1]) : a.tile_row_end[g * P + l];
+          if (begin == end && how == Store::add) continue;
+          row_pass<VB, W>(a, r, begin, end, kc, kc_end, how);
+        }
+      }
+    }
+  }
+  stream_fence(a.first_store);
+}
+
+#if defined(SPROCKET_SPMM_HOST_AVX2_CLONE)
+template <class Args>
+__attribute__((target("avx2,fma"), noinline)) void csr_rows_range_avx2(const Args& a, int64_t r0, int64_t r1) {
+  csr_rows_range<32>(a, r0, r1);
+}
+template <class Args>
+__attribute__((target("avx2,fma"), noinline)) void aspt_range_avx2(const Args& a, int64_t p0, int64_t p1) {
+  aspt_range<32>(a, p0, p1);
+}
+#endif
+
+template <DenseKind BKind, class ExecSpace, class Layout, class Parts, class BView, class CView, class Scalar>
+void spmm_typed(const ExecSpace& space, bool tiled, const Layout& L, const Parts& parts, int64_t widest_tile,
+                Scalar alpha, const BView& B, Scalar beta, const CView& C) {
+  using BRef = DenseRef<const Scalar, BKind>;
+  using CRef = DenseRef<Scalar, DenseKind::strided>;
+  using Args = HostSpmmArgs<Scalar, std::remove_const_t<typename decltype(L.entries)::value_type>,
+                            std::remove_const_t<typename decltype(L.row_map)::value_type>, BRef, CRef>;
+  Args a;
+  a.row_map = L.row_map.data();
+  a.entries = L.entries.data();
+  a.values = L.values.data();
+  a.B = BRef::of(B);
+  a.C = CRef::of(C);
+  a.alpha = alpha;
+  a.beta = beta;
+  a.K = C.extent(1);
+  const int64_t c_bytes = static_cast<int64_t>(C.extent(0)) * a.K * static_cast<int64_t>(sizeof(Scalar));
+  a.first_store = beta != Scalar(0) ? Store::init
+                  : C.stride(1) == 1 && c_bytes > spmm_host_streaming_bytes ? Store::stream
+                                                                             : Store::init_beta_zero;
+  a.panel_ptr = L.panel_ptr.data();
+  a.tile_row_end = L.tile_row_end.data();
+  a.num_rows = L.num_rows;
+  a.panel_rows = L.panel_rows;
+  // Cache chunk of K: (P + widest tile) rows of it within the budget, a multiple of the widest
+  // register chunk (32 doubles / 64 floats with AVX2).
+  const int64_t chunk_unit = spmm_register_width<32, Scalar>;
+  const int64_t fit = spmm_host_cache_bytes / ((L.panel_rows + widest_tile) * static_cast<int64_t>(sizeof(Scalar)));
+  a.k_chunk = fit >= a.K ? a.K : std::max<int64_t>(chunk_unit, fit / chunk_unit * chunk_unit);
+  const bool avx2 = spmm_host_has_avx2();
+  const int64_t* bounds = parts.data();
+  Kokkos::parallel_for(
+      tiled ? "Sprocket::spmm::host_aspt" : "Sprocket::spmm::host_csr_rows",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Static>>(space, 0, parts.extent(0) - 1),
+      [=](const int64_t part) {
+        const int64_t begin = bounds[part], end = bounds[part + 1];
+#if defined(SPROCKET_SPMM_HOST_AVX2_CLONE)
+        if (avx2) {
+          if (tiled) aspt_range_avx2(a, begin, end);
+          else csr_rows_range_avx2(a, begin, end);
+          return;
+        }
+#endif
+        (void)avx2;
+        if (tiled) aspt_range<spmm_vector_bytes>(a, begin, end);
+        else csr_rows_range<spmm_vector_bytes>(a, begin, end);
+      });
+}
+
+/// LayoutLeft (or strided) B with at least this many columns is first copied into a row-major
+/// workspace: every entry then reads its row of B with vector loads instead of gathering one
+/// scalar per column from K separate columns (and K cache lines), which costs more than the copy.
+inline constexpr int64_t spmm_host_pack_columns = 4;
+
+/// packed(i * K + j) = B(i, j): blocks of 64 rows across threads, each read column by column
+/// (contiguous in LayoutLeft) and written into its rows (64 rows x K stay in cache).
+template <class ExecSpace, class BView, class Scalar>
+void pack_rows(const ExecSpace& space, const BView& B, Scalar* packed) {
+  const int64_t n = B.extent(0), K = B.extent(1);
+  const int64_t s0 = B.stride(0), s1 = B.stride(1);
+  const Scalar* p = B.data();
+  constexpr int64_t block = 64;
+  Kokkos::parallel_for(
+      "Sprocket::spmm::host_pack_B",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Static>>(space, 0, (n + block - 1) / block),
+      [=](const int64_t b) {
+        const int64_t i0 = b * block, i1 = std::min(n, i0 + block);
+        for (int64_t j = 0; j < K; ++j)
+          for (int64_t i = i0; i < i1; ++i) packed[i * K + j] = p[i * s0 + j * s1];
+      });
+}
+
+/// The host entry point. parts: the plan's nnz-balanced boundaries over rows (csr_rows) or row
+/// panels (aspt), one part per host thread; widest_tile: the most columns of any heavy tile;
+/// packed: the plan's workspace for a row-major copy of B (grown here when too small). B and C:
+/// rank-2 Views of the plan's scalar type; B with unit stride along K is read in place with
+/// vector loads, LayoutLeft B is packed first when it has spmm_host_pack_columns or more columns
+/// (and gathered in place otherwise); C any layout (unit stride along K: vector stores).
+template <class ExecSpace, class Layout, class Parts, class Packed, class BView, class CView, class Scalar>
+void spmm(const ExecSpace& space, bool tiled, const Layout& L, const Parts& parts, int64_t widest_tile,
+          Packed& packed, Scalar alpha, const BView& B, Scalar beta, const CView& C) {
+  const int64_t n = B.extent(0), K = C.extent(1);
+  if (K == 1 || B.stride(1) == 1) {
+    spmm_typed<DenseKind::row_major>(space, tiled, L, parts, widest_tile, alpha, B, beta, C);
+  } else if (K >= spmm_host_pack_columns) {
+    if (static_cast<int64_t>(packed.extent(0)) < n * K)
+      packed = Packed(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmm::packed_B"), n * K);
+    pack_rows(space, B, packed.data());
+    using Unmanaged = Kokkos::View<const Scalar**, Kokkos::LayoutRight, typename Packed::device_type,
+                                   Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    spmm_typed<DenseKind::row_major>(space, tiled, L, parts, widest_tile, alpha, Unmanaged(packed.data(), n, K), beta,
+                                     C);
+  } else {
+    spmm_typed<DenseKind::strided>(space, tiled, L, parts, widest_tile, alpha, B, beta, C);
+  }
+}
+
+}  // namespace host
+}  // namespace Impl
+}  // namespace Sprocket

@@ -1,0 +1,106 @@
+#pragma once
+/// \file Sprocket_BlockGmres.hpp
+/// Restarted block GMRES for A X = B with several right-hand sides.
+///
+///   auto A = Sprocket::make_operator(Sprocket::SpmvPlan<Crs>(crs));
+///   auto M = Sprocket::make_jacobi(crs);                         // optional, right preconditioning
+///   Sprocket::BlockGmresOptions opts;  opts.block_size = 4;  opts.tol = 1e-8;
+///   auto result = Sprocket::block_gmres(*A, B, X, opts, M.get()); // X: initial guess in, solution out
+///   if (result.status != Sprocket::SolverStatus::converged) std::cerr << result.message;
+///
+/// The right-hand sides are solved in groups of `block_size` columns (0: all at once). For a
+/// group, each restart cycle
+///   1. computes the true residual R = B - A X of the columns not yet converged (a column whose
+///      ||b - Ax|| / ||b|| <= tol leaves the block: converged directions are dropped);
+///   2. orthonormalizes R with deflation: a column that is (nearly) a combination of the others
+///      (duplicate or dependent right-hand sides, or a remainder below 0.1 tol ||b||) adds no
+///      basis vector, its right-hand side is still solved through the others';
+///   3. runs up to `restart` block Arnoldi steps W = A M^{-1} V_j, the whole block through one
+///      operator apply, orthogonalized by two passes of block classical Gram-Schmidt (a third
+///      when a pass cancels more than half a column) and then column by column inside the block,
+///      dropping a direction whose remainder is below 1000 eps of its norm (exact or numerical
+///      breakdown of that direction: the block shrinks instead of dividing by ~0);
+///   4. solves the least-squares problem of every column with one Householder QR of the block
+///      Hessenberg matrix (host, LAPACK), updated per step, which gives each column's residual
+///      estimate for free; the cycle ends when every estimate meets the tolerance, the block
+///      vanishes (invariant subspace) or `restart` steps are done;
+///   5. updates X += M^{-1} V Y.
+/// Convergence is always decided on the true residual: an estimate that met the tolerance
+/// while the true residual did not makes the next cycle aim lower.
+///
+/// Statuses: converged (every column's true relative residual <= tol; a zero right-hand side
+/// gives x = 0 with residual 0, an exact initial guess converges at iteration 0);
+/// max_iterations (`max_iterations` block steps in a group); stagnation (three cycles in a row
+/// improved no column's true residual by 0.01%); breakdown (A M^{-1} is numerically singular
+/// on the Krylov space and the solve cannot progress, or the operator produced NaN/Inf);
+/// invalid_input (NaN/Inf in B or in the initial guess). Bad arguments (shapes, options) throw
+/// InvalidArgument. Reported numbers are never NaN for a converged solve.
+///
+/// Long vectors (the basis, X, B) stay on the Device; the small dense work (Hessenberg QR,
+/// coefficient blocks) runs on the host in double.
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "Sprocket_Error.hpp"
+#include "Sprocket_MultiVectorOperator.hpp"
+#include "Sprocket_SolverCommon.hpp"
+
+namespace Sprocket {
+
+struct BlockGmresOptions {
+  /// s: right-hand sides solved together; 0 = all in one block, else groups of s columns.
+  int block_size = 0;
+  /// m: block Arnoldi steps per restart cycle (>= 1).
+  int restart = 30;
+  /// Block Arnoldi steps allowed for each group of right-hand sides, over all its cycles.
+  int max_iterations = 1000;
+  /// Target of ||b - A x|| / ||b|| for every column (> 0).
+  double tol = 1e-8;
+  /// Called after every block Arnoldi step.
+  SolverCallback on_iteration;
+  /// Replace X by random values in [-1, 1) (hashed from a fixed seed: reproducible) before
+  /// solving, instead of using it as the initial guess.
+  bool random_initial_guess = false;
+};
+
+struct BlockGmresResult {
+  SolverStatus status = SolverStatus::converged;
+  /// Block Arnoldi steps, summed over the groups of right-hand sides.
+  int iterations = 0;
+  /// True relative residual ||b - A x|| / ||b|| of every column, recomputed from the returned
+  /// X at the end (0 for a zero right-hand side).
+  std::vector<double> residuals;
+  /// One entry per block Arnoldi step: every column's relative residual as known then (the
+  /// least-squares estimate for the columns being iterated, the last true residual for the
+  /// others).
+  std::vector<std::vector<double>> history;
+  SolverTimings timings;
+  std::string message;
+  /// Directions that added no basis vector: dependent or negligible residual columns at a
+  /// restart and vanishing directions of Arnoldi blocks (diagnostics).
+  int64_t deflated_directions = 0;
+};
+
+namespace Impl {
+template <class T>
+struct non_deduced {
+  using type = T;
+};
+}  // namespace Impl
+
+/// Solves A X = B by restarted block GMRES with optional right preconditioning
+/// (A M^{-1} U = B, X = M^{-1} U). B and X are n x p, A (and M) n x n. Scalar and Device come
+/// from A; B and X convert from any compatible View.
+template <class Scalar, class Device>
+BlockGmresResult block_gmres(
+    const MultiVectorOperator<Scalar, Device>& A,
+    const typename Impl::non_deduced<Kokkos::View<const Scalar**, Kokkos::LayoutLeft, Device>>::type& B,
+    const typename Impl::non_deduced<Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>>::type& X,
+    const BlockGmresOptions& options = {},
+    const typename Impl::non_deduced<Preconditioner<Scalar, Device>>::type* M = nullptr);
+
+}  // namespace Sprocket
+
+#include "impl/solvers/block_gmres.hpp"

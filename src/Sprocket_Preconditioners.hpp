@@ -1,0 +1,89 @@
+#pragma once
+/// \file Sprocket_Preconditioners.hpp
+/// Preconditioners as MultiVectorOperators: apply(X, Y) computes Y = M^{-1} X for a block of
+/// vectors, so every solver takes them through the same interface as the operator itself (and an
+/// AMG can join later without touching the solvers).
+///
+///   auto M = Sprocket::make_jacobi(A);                      // D^{-1}
+///   auto M = Sprocket::make_block_jacobi(A, 4);             // inverses of the 4 x 4 diagonal blocks
+///   auto M = Sprocket::make_block_jacobi(bsr);              // inverses of a BsrMatrix's diagonal blocks
+///   auto M = Sprocket::make_chebyshev(A, cheb_options);     // Chebyshev polynomial in D^{-1} A
+///   Sprocket::block_gmres(*op, B, X, gmres_options, M.get());
+///   std::cout << M->describe();
+///
+/// Setup reads A once (diagonal extraction on the device; the small inversions on the host) and
+/// throws InvalidArgument naming the row or block when A cannot give a preconditioner: a zero or
+/// missing diagonal entry (Jacobi, Chebyshev with Jacobi scaling), a singular diagonal block
+/// (block-Jacobi), a non-square A, bad options. Preconditioners copy what they need (inverse
+/// diagonal, inverse blocks): later changes of A's values are not seen; Chebyshev applies A
+/// through its own SpMV plan of A, which does see them (its bounds do not change).
+///
+/// apply() overwrites Y and never reads it; X and Y must not alias. Jacobi and block-Jacobi may
+/// be applied concurrently; Chebyshev keeps work vectors and may not.
+#include <Kokkos_Core.hpp>
+#include <memory>
+#include <string>
+
+#include "Sprocket_BsrMatrix.hpp"
+#include "Sprocket_Crs.hpp"
+#include "Sprocket_Error.hpp"
+#include "Sprocket_MultiVectorOperator.hpp"
+
+namespace Sprocket {
+
+/// Chebyshev polynomial preconditioner: `degree` steps of Chebyshev iteration from a zero
+/// initial guess on A y = x, preconditioned by D = diag(A) (jacobi_scaling) or by nothing, i.e.
+/// y = p(D^{-1} A) D^{-1} x with p of degree `degree - 1` (degree - 1 applications of A per
+/// apply; degree 1 is D^{-1} / theta). The polynomial is the one that is smallest on
+/// [lambda_min, lambda_max] of D^{-1} A; meant for matrices whose D^{-1} A has a real, positive
+/// spectrum (symmetric positive definite A and the like).
+struct ChebyshevOptions {
+  int degree = 3;
+  /// Largest eigenvalue of D^{-1} A (or A). 0: estimated by `power_iterations` steps of the power
+  /// method from a fixed pseudo-random vector, times 1.1 for safety.
+  double lambda_max = 0;
+  /// Smallest eigenvalue the polynomial targets. 0: lambda_max / eig_ratio (the polynomial damps
+  /// the upper part of the spectrum, where Jacobi-like smoothing pays).
+  double lambda_min = 0;
+  double eig_ratio = 30;
+  int power_iterations = 15;
+  bool jacobi_scaling = true;
+};
+
+/// Y = D^{-1} X, D = diag(A) (duplicates summed). Throws InvalidArgument naming the first row
+/// whose diagonal is zero, missing or not finite, and for a non-square A.
+template <class CrsType, std::enable_if_t<is_crs_matrix_v<CrsType>, int> = 0>
+std::shared_ptr<Preconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
+make_jacobi(const CrsType& A);
+
+/// Block-Jacobi over b x b diagonal blocks of a CRS matrix cut every `block_size` rows (when b
+/// does not divide the rows, the last block is smaller): each block is inverted by LU with partial
+/// pivoting (host, double) and the inverses applied on the device. Throws InvalidArgument naming
+/// the block and its rows when one is singular, and for block_size < 1 or a non-square A.
+template <class CrsType, std::enable_if_t<is_crs_matrix_v<CrsType>, int> = 0>
+std::shared_ptr<Preconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
+make_block_jacobi(const CrsType& A, int block_size);
+
+/// Block-Jacobi over the diagonal blocks of a Sprocket::BsrMatrix (its own block size). A block
+/// row without a stored diagonal block counts as singular.
+template <class BsrType, std::enable_if_t<is_bsr_matrix_v<BsrType>, int> = 0>
+std::shared_ptr<Preconditioner<typename BsrType::value_type, typename BsrType::device_type>>
+make_block_jacobi(const BsrType& A);
+
+/// Chebyshev over a CRS matrix, applied through a Sprocket::SpmvPlan of A.
+template <class CrsType, std::enable_if_t<is_crs_matrix_v<CrsType>, int> = 0>
+std::shared_ptr<Preconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
+make_chebyshev(const CrsType& A, const ChebyshevOptions& options = {});
+
+/// Chebyshev over any operator (SpMM plan, BSR plan, ...) with the diagonal of A given as a
+/// rank-1 View on the operator's device (an empty View, or jacobi_scaling = false: no scaling).
+template <class Scalar, class Device, class DiagonalView>
+std::shared_ptr<Preconditioner<Scalar, Device>> make_chebyshev(std::shared_ptr<MultiVectorOperator<Scalar, Device>> A,
+                                                                const DiagonalView& diagonal,
+                                                                const ChebyshevOptions& options = {});
+
+}  // namespace Sprocket
+
+#include "impl/precond/block_jacobi.hpp"
+#include "impl/precond/chebyshev.hpp"
+#include "impl/precond/jacobi.hpp"

@@ -1,0 +1,3 @@
+#include <gtest/gtest.h>
+#include "Sprocket_Preconditioners.hpp"
+TEST(Preconditioners, Placeholder) {}
