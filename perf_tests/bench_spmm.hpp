@@ -158,7 +158,9 @@ class CusparseSpmm {
     double best = std::numeric_limits<double>::infinity();
     std::string tried;
     cusparseStatus_t first_failure = CUSPARSE_STATUS_NOT_SUPPORTED;
-    for (const auto& [alg, alg_name] : algorithms) {
+    for (const auto& entry : algorithms) {
+      const cusparseSpMMAlg_t alg = entry.first;  // a plain variable: lambdas may not capture bindings in C++17
+      const char* alg_name = entry.second;
       size_t size = 0;
       cusparseStatus_t s = cusparseSpMM_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE,
                                                    CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha_, A_, B_, &beta_, C_,

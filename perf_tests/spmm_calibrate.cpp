@@ -6,6 +6,8 @@
 //
 //   spmm-calibrate [--target host|cuda|portable] [--output FILE] [--quick] [--repeat N] [--warmup N]
 //
+// Every time is the fastest of --repeat interleaved applies (after --warmup untimed ones).
+//
 // Pass 1 (crossover, tile sizes): for every density and K in {32, 128} (B and C LayoutRight),
 //   the forced csr_rows kernel and the forced aspt kernel with heavy_threshold = 1 (every nonzero
 //   in a heavy tile) for each (panel_rows, tile_cols) of a small grid, timed interleaved. The
@@ -68,6 +70,7 @@ struct Settings {
   int repeat = 5;
   int warmup = 1;
   std::string command;  ///< the command line, for the file's header
+  std::string load_at_start;
 };
 
 /// Sizes of the sweep. Matrix at density d (nonzeros per column segment of reference_panel rows):
@@ -108,14 +111,19 @@ Sweep sweep_for(const std::string& target, bool quick) {
   } else {
     // Host: B = cols * K * 8 bytes is 4 MB (K = 32) / 16 MB (K = 128), far beyond a core's L2, so
     // untiled CSR reads it from L3 or memory; tile footprints (tile_cols * K * 8) from 64 KB to
-    // 4 MB bracket the L2. About 4M nonzeros per matrix (8.4M at the densest, where min_rows
-    // binds) keeps a full run near 3-4 minutes on 2 threads.
+    // 1 MB bracket the L2 (4096-column tiles lost everywhere in a first full sweep on the CI
+    // machine and are left out). About 1M nonzeros per matrix (up to 4M at the densest, where
+    // min_rows binds) keeps a full run within about 5 minutes on 2 threads.
     s.cols = 16384;
-    s.target_nnz = 4 << 20;
-    s.min_rows = 2048;
+    s.target_nnz = 1 << 20;
     s.panel_rows = {128, 256, 512};
-    s.tile_cols = {256, 1024, 4096};
+    s.tile_cols = {256, 1024};
   }
+  // At least one of the largest panels per thread (and 1024 rows), so that every thread has work.
+  const int64_t threads = target == "host" ? Kokkos::DefaultHostExecutionSpace().concurrency()
+                                           : Kokkos::DefaultExecutionSpace().concurrency();
+  if (target != "cuda")
+    s.min_rows = std::max<int64_t>(1024, s.panel_rows.back() * std::max<int64_t>(1, threads));
   return s;
 }
 
@@ -259,7 +267,9 @@ struct Runner {
     const std::vector<sprocket_bench::Timing> t =
         sprocket_bench::time_interleaved(fns, settings.warmup, settings.repeat);
     std::vector<double> seconds(plans.size(), std::nan(""));
-    for (size_t i = 0; i < index.size(); ++i) seconds[index[i]] = t[i].median;
+    // The fastest repeat, not the median: on a shared machine interference only ever adds time,
+    // and the calibration compares kernels, not the machine's load.
+    for (size_t i = 0; i < index.size(); ++i) seconds[index[i]] = t[i].min;
     return seconds;
   }
 
@@ -442,7 +452,7 @@ Result calibrate(const Settings& settings, const Sweep& sweep, bool portable) {
   std::ostringstream os;
   os << "  sweep: uniform random, " << sweep.cols << " columns, ~" << sweep.target_nnz << " nonzeros (rows >= "
      << sweep.min_rows << "), density = nonzeros per column segment of " << sweep.reference_panel
-     << " rows; B, C LayoutRight double; median of " << settings.repeat << " (warm-up " << settings.warmup << ")\n";
+     << " rows; B, C LayoutRight double; fastest of " << settings.repeat << " (warm-up " << settings.warmup << ")\n";
   os << "  untiled: " << (portable ? "portable kernel, no heavy segment" : "csr_rows") << "; tiled: "
      << (portable ? "portable kernel" : "aspt") << ", heavy_threshold 1, P x T_N = panel_rows x tile_cols\n";
   os << "  pass 1, speedup t_untiled / t_tiled (geomean over K " ;
@@ -524,6 +534,14 @@ std::string machine_line(const std::string& target) {
   return os.str();
 }
 
+/// The 1-minute load average (/proc/loadavg), to judge how far the timings can be trusted on a
+/// shared machine; "unknown" elsewhere.
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string one;
+  return in >> one ? one : std::string("unknown");
+}
+
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
   char buf[64];
@@ -571,6 +589,7 @@ std::string generate(const Settings& s, const Result& r) {
       os << "// [target " << t << "] calibrated " << utc_now() << "\n";
       os << "//   command: " << s.command << "\n";
       os << "//   machine: " << machine_line(t) << "\n";
+      os << "//   load average (1 min) at the start " << s.load_at_start << ", at the end " << load_average() << "\n";
       std::istringstream lines(r.table);
       std::string line;
       while (std::getline(lines, line)) os << "// " << line << "\n";
@@ -603,7 +622,7 @@ void usage(std::ostream& os) {
         "  --output F   write the generated defaults header to F (default: stdout), e.g.\n"
         "               impl/spmm/spmm_defaults_generated.hpp\n"
         "  --quick      small sizes and grid: a smoke run, not defaults to check in\n"
-        "  --repeat N   timed applies per kernel and point, median used (default 5)\n"
+        "  --repeat N   timed applies per kernel and point, the fastest used (default 5)\n"
         "  --warmup N   untimed applies first (default 1)\n";
 }
 
@@ -681,6 +700,7 @@ int main(int argc, char** argv) {
   try {
     Settings s = parse(argc, argv);
     s.command = command;
+    s.load_at_start = load_average();
     status = run(s);
   } catch (const UsageError& e) {
     std::cerr << "spmm-calibrate: " << e.what() << "\n";

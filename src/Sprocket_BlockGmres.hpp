@@ -16,10 +16,12 @@
 ///      (duplicate or dependent right-hand sides, or a remainder below 0.1 tol ||b||) adds no
 ///      basis vector, its right-hand side is still solved through the others';
 ///   3. runs up to `restart` block Arnoldi steps W = A M^{-1} V_j, the whole block through one
-///      operator apply, orthogonalized by two passes of block classical Gram-Schmidt (a third
-///      when a pass cancels more than half a column) and then column by column inside the block,
-///      dropping a direction whose remainder is below 1000 eps of its norm (exact or numerical
-///      breakdown of that direction: the block shrinks instead of dividing by ~0);
+///      operator apply, orthogonalized against the basis by two passes of block classical
+///      Gram-Schmidt (a third when a pass cancels more than half a column) and inside the block
+///      by Cholesky QR (twice) when the block is well conditioned, column by column with
+///      re-orthogonalization otherwise; a direction whose remainder is rounding (below 10 eps
+///      of its norm) is dropped (exact breakdown of that direction: the block shrinks instead
+///      of dividing by ~0);
 ///   4. solves the least-squares problem of every column with one Householder QR of the block
 ///      Hessenberg matrix (host, LAPACK), updated per step, which gives each column's residual
 ///      estimate for free; the cycle ends when every estimate meets the tolerance, the block

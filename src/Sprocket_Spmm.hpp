@@ -21,12 +21,29 @@
 /// When tiling does not pay (few heavy segments) the analysis picks the untiled CSR SpMM kernel
 /// family instead and says so in describe(). Threshold and tile sizes default to the values the
 /// calibration tool (perf_tests/spmm_calibrate.cpp) measured per backend and wrote into
-/// impl/spmm/spmm_defaults_generated.hpp; SpmmOptions overrides them.
+/// impl/spmm/spmm_defaults_generated.hpp; SpmmOptions overrides them. On CUDA, tile_cols may not
+/// exceed the shared-memory slots the kernel stages (256 for double, 512 for float); the defaults
+/// are capped to that and the panel to one pass of the kernel (160 / 256 rows).
+///
+/// Kernels (SpmmKernel): csr_rows (rows spread over threads, each row's K results accumulated in
+/// registers chunk by chunk), aspt (panel by panel, heavy tile by heavy tile, then the light
+/// entries), portable (Kokkos teams, any execution space). The host kernels run on an
+/// nnz-balanced static partition, prefetch the rows of B ahead of use, use AVX2 + FMA when the
+/// CPU has them (even in a build for the x86-64 baseline), and write a large C (beta == 0) with
+/// non-temporal stores. LayoutLeft B with 4 or more columns is first copied into a row-major
+/// workspace kept by the plan (allocated on the first such apply): reading a row of B is then
+/// K contiguous loads instead of K scattered ones.
 ///
 /// Semantics as KokkosSparse::spmv: beta == 0 overwrites C without reading it (NaN in C does
-/// not propagate); alpha == 0 only scales C. Rank-1 x and y work too (K = 1). Mode "T" runs
-/// through the SpMV operator's transpose, column by column. Values of A may change between
-/// applies: call update_values() to refresh the reordered copy (the pattern must not change).
+/// not propagate); alpha == 0 only scales C. B and C must not overlap. Rank-1 x and y work too
+/// (K = 1); any K >= 1 and any layout (LayoutRight, LayoutLeft, strided) of B and C, with the
+/// matrix's scalar type. Mode "T" runs through an SpmvPlan's cached transpose (built on the first
+/// transposed apply), column by column. Values of A may change between applies: call
+/// update_values() to refresh the reordered copy mode "N" reads (mode "T" reads A itself; the
+/// pattern must not change).
+///
+/// Thread safety: applies on one plan must not run concurrently when they may use the plan's
+/// workspaces (host LayoutLeft B with K >= 4, mode "T"); other applies are const and may.
 
 #include <Kokkos_Core.hpp>
 #include <cstdint>

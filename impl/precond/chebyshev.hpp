@@ -82,8 +82,9 @@ class ChebyshevPreconditioner final : public Preconditioner<Scalar, Device> {
        << Device::execution_space::name() << ": degree " << degree_ << " (" << degree_ - 1
        << " operator applies per apply), polynomial in "
        << (inverse_diagonal_.extent(0) > 0 ? "D^-1 A (Jacobi scaling)" : "A (no scaling)") << ", eigenvalue bounds ["
-       << lambda_min_ << ", " << lambda_max_ << "] (" << bounds_origin_ << "), " << num_rows() << " rows; A: "
-       << A_->describe();
+       << lambda_min_ << ", " << lambda_max_ << "] (" << bounds_origin_ << "), " << num_rows() << " rows; A: ";
+    const std::string a = A_->describe();  // its first line: what the operator is
+    os << a.substr(0, a.find('\n'));
     return os.str();
   }
 

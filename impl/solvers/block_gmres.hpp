@@ -6,21 +6,35 @@
 /// spirit of Robbé and Sadkane, "Exact and inexact breakdowns in the block GMRES method" (2006).
 ///
 /// Numbers that decide behaviour, and why:
-///  - deflation_tol = max(1000 eps(double), 10 eps(Scalar)): a direction whose remainder after
-///    orthogonalization is below this fraction of its norm carries rounding only (two Gram-Schmidt
-///    passes leave a few eps of a dependent vector); keeping it would normalize noise.
-///  - 0.1 tol ||b||: a right-hand side's remainder below this cannot keep its column from
-///    converging, so it gets no basis vector (inexact deflation of the initial block; its norm is
-///    added to the column's estimate).
-///  - rank_tol = 100 eps(Scalar): an R diagonal of the Hessenberg QR this small against the
-///    largest column of H means A M^{-1} is singular on the Krylov space.
+///  - residual blocks (at a restart): a right-hand side whose remainder, after removing the
+///    directions of the columns before it, is below max(1000 eps(double), 10 eps(Scalar)) of
+///    its norm is a combination of them (duplicate / dependent columns: two Gram-Schmidt passes
+///    leave a few eps of a dependent vector) and gets no basis vector; so does a remainder below
+///    0.1 tol ||b||, which cannot keep its column from converging (inexact deflation; its norm
+///    is added to the column's estimate).
+///  - Arnoldi blocks: a direction is dropped only when its remainder is below 10 eps(Scalar) of
+///    ||A M^{-1} v||: rounding, nothing else. A larger threshold would cut directions of an
+///    ill-conditioned A M^{-1} whose small remainders matter (a dropped remainder e enters the
+///    residual as e times the solution coefficient, which is huge exactly there: watt_2 with
+///    Jacobi stalls at 1e-3 with a 1e-13 threshold). Keeping a near-dependent direction is safe:
+///    re-orthogonalization makes its normalized remainder orthogonal to working precision and
+///    the Hessenberg matrix records its true (tiny) norm, so the Arnoldi relation stays exact.
+///  - rank_tol = eps(Scalar): an R diagonal of the Hessenberg QR below eps times the largest
+///    column of H carries no information (the QR's backward error is that size): A M^{-1} is
+///    singular on the Krylov space, the cycle stops before that column.
 ///  - re-orthogonalization: a third block pass when the second removed more than half of a
-///    column ("twice is enough" unless the vector nearly lies in the basis), and a pass against
-///    the whole basis when the in-block pass cancels 99% of a column (its tiny remainder would
-///    otherwise carry the old basis' rounding, amplified by the normalization).
+///    column ("twice is enough" unless the vector nearly lies in the basis); in the
+///    column-by-column path, a pass against the whole basis when the in-block passes cancel 99%
+///    of a column (its tiny remainder would otherwise carry the old basis' rounding, amplified
+///    by the normalization).
+///  - Cholesky QR inside a block only when every pivot keeps 1% of its column's squared norm:
+///    the Gram matrix then resolves the block to full precision after two rounds; anything
+///    closer to dependence goes column by column, where the remainders are computed exactly.
 ///  - stagnation: 3 consecutive cycles improving no column's true residual by 0.01%. Restarted
 ///    GMRES from the same residual builds the same Krylov space, so a cycle without progress is
 ///    followed by more of them; three (not one) leave room for rounding-level improvements.
+///  - a cycle that ended because every estimate met the tolerance while the true residual did
+///    not makes later cycles aim at tol * min(0.5, tol / true residual), down to 1e-3 tol.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cmath>
@@ -110,7 +124,7 @@ class BlockGmresSolver {
     double worst = 0;
     int worst_column = 0;
     for (int q = 0; q < p_; ++q)
-      if (!(result_.residuals[q] <= worst)) worst = result_.residuals[q], worst_column = q;
+      if (!(result_.residuals[q] <= worst) && !std::isnan(worst)) worst = result_.residuals[q], worst_column = q;
     if (failed.empty()) {
       if (worst <= options_.tol) {
         result_.status = SolverStatus::converged;

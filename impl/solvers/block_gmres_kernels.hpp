@@ -22,11 +22,11 @@ namespace Sprocket {
 namespace Impl {
 namespace gmres {
 
-/// GPU-like execution space: device memory the host cannot read (CUDA, HIP, SYCL).
+/// GPU-like execution space (CUDA, HIP, SYCL): one that cannot run on host memory, even when its
+/// default memory is host-accessible (UVM).
 template <class ExecSpace>
 inline constexpr bool is_device_space_v =
-    is_cuda_space_v<ExecSpace> ||
-    !Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible;
+    is_cuda_space_v<ExecSpace> || !Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
 
 /// Scratch for inner_products: per-team partial sums and the reduced result.
 template <class Device>
@@ -38,7 +38,8 @@ struct InnerProductWorkspace {
   int64_t max_league = 1;
   int64_t max_entries = 0;
   int vector_length = 1;
-  /// Rows per team at least: below this a team's setup dominates its work.
+  /// Rows per team (device) or per chunk (host) at least: below this the setup of a team, or
+  /// the pass over all output entries, dominates the chunk's work.
   static constexpr int64_t min_rows_per_team = 512;
 
   InnerProductWorkspace() = default;
@@ -78,23 +79,49 @@ void inner_products(const InnerProductWorkspace<Device>& ws, const XView& X, con
   const int64_t chunk = (n + league - 1) / league;
   league = (n + chunk - 1) / chunk;
   const auto partial = ws.partial;
-  using Policy = Kokkos::TeamPolicy<ExecSpace>;
-  using Member = typename Policy::member_type;
-  Kokkos::parallel_for(
-      "Sprocket::block_gmres::inner_products", Policy(league, Kokkos::AUTO, ws.vector_length),
-      KOKKOS_LAMBDA(const Member& member) {
-        const int64_t l = member.league_rank();
-        const int64_t begin = l * chunk, end = begin + chunk < n ? begin + chunk : n;
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(member, entries), [&](const int64_t e) {
-          const int64_t a = diagonal_only ? e : e / nb, b = diagonal_only ? e : e % nb;
-          double sum = 0;
-          Kokkos::parallel_reduce(
-              Kokkos::ThreadVectorRange(member, begin, end),
-              [&](const int64_t i, double& s) { s += static_cast<double>(X(i, a)) * static_cast<double>(Y(i, b)); },
-              sum);
-          Kokkos::single(Kokkos::PerThread(member), [&]() { partial(l * entries + e) = sum; });
+  if constexpr (is_device_space_v<ExecSpace>) {
+    // A team per row chunk; its threads take output entries, each reduced over the chunk by the
+    // vector lanes (coalesced reads of both columns).
+    using Policy = Kokkos::TeamPolicy<ExecSpace>;
+    using Member = typename Policy::member_type;
+    Kokkos::parallel_for(
+        "Sprocket::block_gmres::inner_products", Policy(league, Kokkos::AUTO, ws.vector_length),
+        KOKKOS_LAMBDA(const Member& member) {
+          const int64_t l = member.league_rank();
+          const int64_t begin = l * chunk, end = begin + chunk < n ? begin + chunk : n;
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(member, entries), [&](const int64_t e) {
+            const int64_t a = diagonal_only ? e : e / nb, b = diagonal_only ? e : e % nb;
+            double sum = 0;
+            Kokkos::parallel_reduce(
+                Kokkos::ThreadVectorRange(member, begin, end),
+                [&](const int64_t i, double& s) { s += static_cast<double>(X(i, a)) * static_cast<double>(Y(i, b)); },
+                sum);
+            Kokkos::single(Kokkos::PerThread(member), [&]() { partial(l * entries + e) = sum; });
+          });
         });
-      });
+  } else {
+    // A thread per row chunk computes every entry for it: contiguous dot products with four
+    // independent sums (the compiler may not reorder a floating-point reduction itself), X's
+    // column chunk reused from L1 across Y's columns.
+    Kokkos::parallel_for(
+        "Sprocket::block_gmres::inner_products", Kokkos::RangePolicy<ExecSpace>(0, league),
+        KOKKOS_LAMBDA(const int64_t l) {
+          const int64_t begin = l * chunk, end = begin + chunk < n ? begin + chunk : n;
+          for (int64_t e = 0; e < entries; ++e) {
+            const int64_t a = diagonal_only ? e : e / nb, b = diagonal_only ? e : e % nb;
+            double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+            int64_t i = begin;
+            for (; i + 3 < end; i += 4) {
+              s0 += static_cast<double>(X(i, a)) * static_cast<double>(Y(i, b));
+              s1 += static_cast<double>(X(i + 1, a)) * static_cast<double>(Y(i + 1, b));
+              s2 += static_cast<double>(X(i + 2, a)) * static_cast<double>(Y(i + 2, b));
+              s3 += static_cast<double>(X(i + 3, a)) * static_cast<double>(Y(i + 3, b));
+            }
+            for (; i < end; ++i) s0 += static_cast<double>(X(i, a)) * static_cast<double>(Y(i, b));
+            partial(l * entries + e) = (s0 + s1) + (s2 + s3);
+          }
+        });
+  }
   const auto result = ws.result;
   Kokkos::parallel_for(
       "Sprocket::block_gmres::inner_products_reduce", Kokkos::RangePolicy<ExecSpace>(0, entries),
@@ -117,21 +144,48 @@ void inner_products(const InnerProductWorkspace<Device>& ws, const XView& X, con
 
 /// Y(:, b) = beta * Y(:, b) + alpha * sum_a X(:, a) G(a, b), G column-major with leading
 /// dimension X.extent(1), on the device (double). beta == 0 overwrites Y without reading it.
+/// Y may not overlap X.
 template <class XView, class GView, class YView>
 void block_update(double alpha, const XView& X, const GView& G, double beta, const YView& Y) {
   using ExecSpace = typename YView::execution_space;
-  const int64_t na = static_cast<int64_t>(X.extent(1)), nb = static_cast<int64_t>(Y.extent(1));
   using Value = typename YView::non_const_value_type;
-  Kokkos::parallel_for(
-      "Sprocket::block_gmres::block_update", Kokkos::RangePolicy<ExecSpace>(0, Y.extent(0)),
-      KOKKOS_LAMBDA(const int64_t i) {
-        for (int64_t b = 0; b < nb; ++b) {
-          double sum = 0;
-          for (int64_t a = 0; a < na; ++a) sum += static_cast<double>(X(i, a)) * G(a + na * b);
-          const double old = beta == 0.0 ? 0.0 : beta * static_cast<double>(Y(i, b));
-          Y(i, b) = static_cast<Value>(old + alpha * sum);
-        }
-      });
+  const int64_t n = static_cast<int64_t>(Y.extent(0));
+  const int64_t na = static_cast<int64_t>(X.extent(1)), nb = static_cast<int64_t>(Y.extent(1));
+  if constexpr (is_device_space_v<ExecSpace>) {
+    // A thread per row: coalesced over rows, G read through the cache by every thread.
+    Kokkos::parallel_for(
+        "Sprocket::block_gmres::block_update", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(const int64_t i) {
+          for (int64_t b = 0; b < nb; ++b) {
+            double sum = 0;
+            for (int64_t a = 0; a < na; ++a) sum += static_cast<double>(X(i, a)) * G(a + na * b);
+            const double old = beta == 0.0 ? 0.0 : beta * static_cast<double>(Y(i, b));
+            Y(i, b) = static_cast<Value>(old + alpha * sum);
+          }
+        });
+  } else {
+    // A thread per chunk of rows small enough for Y's chunk to stay in L1: column axpys with a
+    // contiguous, vectorizable inner loop; each column chunk of X is read once.
+    constexpr int64_t chunk = 256;
+    const int64_t chunks = (n + chunk - 1) / chunk;
+    Kokkos::parallel_for(
+        "Sprocket::block_gmres::block_update", Kokkos::RangePolicy<ExecSpace>(0, chunks),
+        KOKKOS_LAMBDA(const int64_t t) {
+          const int64_t begin = t * chunk, end = begin + chunk < n ? begin + chunk : n;
+          double acc[chunk];
+          for (int64_t b = 0; b < nb; ++b) {
+            for (int64_t i = begin; i < end; ++i) acc[i - begin] = 0;
+            for (int64_t a = 0; a < na; ++a) {
+              const double g = G(a + na * b);
+              if (g == 0.0) continue;
+              for (int64_t i = begin; i < end; ++i) acc[i - begin] += g * static_cast<double>(X(i, a));
+            }
+            for (int64_t i = begin; i < end; ++i) {
+              const double old = beta == 0.0 ? 0.0 : beta * static_cast<double>(Y(i, b));
+              Y(i, b) = static_cast<Value>(old + alpha * acc[i - begin]);
+            }
+          }
+        });
+  }
 }
 
 /// dst(:, d) = factor * src(:, s) (columns of LayoutLeft multivectors).

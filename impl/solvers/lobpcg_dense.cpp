@@ -82,7 +82,8 @@ bool rayleigh_ritz(const SmallMatrix& GA, const SmallMatrix& GM, std::vector<dou
   return info == 0 && all_finite(C);
 }
 
-SmallMatrix orthonormalizing_transform(const SmallMatrix& G, double drop_ratio) {
+SmallMatrix orthonormalizing_transform(const SmallMatrix& G, double drop_ratio, double* conditioning) {
+  if (conditioning) *conditioning = 0;
   const int w = G.rows;
   // Columns of zero (or non-finite) length carry no direction: they get no scale and drop out.
   std::vector<double> scale(w, 0.0);
@@ -103,6 +104,7 @@ SmallMatrix orthonormalizing_transform(const SmallMatrix& G, double drop_ratio) 
   std::vector<int> kept;
   for (int i = w - 1; i >= 0; --i)  // largest first: the best-determined directions lead
     if (largest > 0 && theta[i] > drop_ratio * largest) kept.push_back(i);
+  if (conditioning && !kept.empty()) *conditioning = theta[kept.back()] / largest;
   SmallMatrix T(w, static_cast<int>(kept.size()));
   for (int c = 0; c < T.cols; ++c) {
     const int e = kept[c];

@@ -56,8 +56,9 @@ bool rayleigh_ritz(const SmallMatrix& GA, const SmallMatrix& GM, std::vector<dou
 /// SVQB transform of a block with Gram matrix G (w x w): T (w x r, r <= w) with T^T G T = I,
 /// dropping directions whose eigenvalue of D G D (unit diagonal) is at most drop_ratio times the
 /// largest, and columns whose squared length G(j, j) is zero or not finite. r == 0 when nothing
-/// is left.
-SmallMatrix orthonormalizing_transform(const SmallMatrix& G, double drop_ratio);
+/// is left. conditioning (optional): smallest kept eigenvalue of D G D over the largest; T^T G T
+/// deviates from I by about eps / conditioning.
+SmallMatrix orthonormalizing_transform(const SmallMatrix& G, double drop_ratio, double* conditioning = nullptr);
 
 /// Coefficients Y (s x r) of the next conjugate directions P = S Y in the basis S (s columns, the
 /// first num_x of them the old X), given GM = S^T M S and the coefficients Cx (s x m) of the new

@@ -12,7 +12,8 @@
 /// One iteration, with R = AX - MX Lambda already known for the current X:
 ///  1. active = pairs whose relative residual exceeds tol (soft locking: the others stay in X);
 ///  2. W = T R(:, active), projected out of [X P] and SVQB-orthonormalized, twice (the first M W
-///     explicit, the second updated); then AW = A W;
+///     explicit, the second updated; without M the second round is skipped when the first one
+///     provably sufficed); then AW = A W;
 ///  3. Rayleigh-Ritz on [X P W]: GA = S^T AS, GM = S^T MS (GM is the identity up to rounding);
 ///     if GM is not close to the identity or dsygv fails, retry without P, then rebuild X;
 ///  4. new X = S Cx (the m wanted Ritz vectors), new P = S Y with Y the W and P parts of the
@@ -83,8 +84,9 @@ class Solver {
     zero_floor_ = std::sqrt(eps);
   }
 
-  // ---- helpers (public: nvcc refuses extended lambdas in private member functions) ----
+  LobpcgResult run(const MV& X_user);
 
+ private:
   MV cols(const MV& V, int begin, int end) const {
     return Kokkos::subview(V, Kokkos::ALL, std::make_pair(begin, end));
   }
@@ -235,6 +237,8 @@ class Solver {
     for (int round = 0; round < 2; ++round) {
       const MV W = cols(S_, wb, wb + width);
       const MV MW = cols(MS_, wb, wb + width);
+      // Without M, lengths before the projection tell whether one round is enough (below).
+      const std::vector<double> before = !M_ && round == 0 ? column_dots(ws_, W, W) : std::vector<double>();
       SmallMatrix C = gram(ws_, MQ, W, false);
       for (double& c : C.data) c = -c;
       combine(ws_, Q, C, 1.0, W);
@@ -246,11 +250,19 @@ class Solver {
       }
       const SmallMatrix G = gram(ws_, W, MW, true);
       if (!all_finite(G)) return -1;
-      const SmallMatrix T = orthonormalizing_transform(G, drop_ratio_);
+      double conditioning = 0;
+      const SmallMatrix T = orthonormalizing_transform(G, drop_ratio_, &conditioning);
       if (T.cols == 0) return 0;
       transform_columns(S_, wb, T, wb);
       if (M_) transform_columns(MS_, wb, T, wb);
+      // One round is enough when no column lost more than 30% of its length to the projection
+      // (what is left of Q in it is then of the order eps, the Daniel-Gragg-Kaufman-Stewart
+      // criterion) and SVQB kept every column of a well-conditioned block (its error is of the
+      // order eps / conditioning).
+      bool one_round_enough = !before.empty() && T.cols == width && conditioning >= 1e-4;
+      for (int j = 0; one_round_enough && j < width; ++j) one_round_enough = G(j, j) >= 0.5 * before[j];
       width = T.cols;
+      if (one_round_enough) break;
     }
     return width;
   }
@@ -263,8 +275,8 @@ class Solver {
     if (np_ > 0) ++result_.restarts;
     np_ = 0;
     if (++consecutive_rebuilds_ > max_consecutive_rebuilds) {
-      breakdown_message_ = "the basis kept losing orthogonality (" + why + ") after " +
-                           std::to_string(max_consecutive_rebuilds) + " rebuilds of X";
+      breakdown_message_ = "no progress after " + std::to_string(max_consecutive_rebuilds) +
+                           " rebuilds of X in a row (" + why + ")";
       return StepOutcome::breakdown;
     }
     if (!orthonormalize_X()) {
@@ -364,121 +376,6 @@ class Solver {
 
   std::vector<double> wanted_residuals() const { return std::vector<double>(relres_.begin(), relres_.begin() + k_); }
 
-  LobpcgResult run(const MV& X_user) {
-    const auto start = Clock::now();
-    const auto finish = [&](SolverStatus status, std::string message) {
-      result_.status = status;
-      result_.eigenvalues.assign(lambda_.begin(), lambda_.begin() + std::min<int>(k_, lambda_.size()));
-      if (!relres_.empty()) result_.residuals = wanted_residuals();
-      if (replaced_columns_ > 0)
-        message += "; " + std::to_string(replaced_columns_) +
-                   " initial columns were zero or linearly dependent and were replaced by random vectors";
-      if (result_.restarts > 0) message += "; P dropped " + std::to_string(result_.restarts) + " times";
-      result_.message = std::move(message);
-      if (X_user.extent(1) > 0 && !lambda_.empty()) Kokkos::deep_copy(X_user, cols(S_, 0, k_));
-      result_.timings.total = seconds_since(start);
-      return result_;
-    };
-
-    // Setup: the blocks, the initial X.
-    using Kokkos::view_alloc;
-    using Kokkos::WithoutInitializing;
-    S_ = MV(view_alloc(WithoutInitializing, "Sprocket::lobpcg::S"), n_, 3 * m_);
-    AS_ = MV(view_alloc(WithoutInitializing, "Sprocket::lobpcg::AS"), n_, 3 * m_);
-    MS_ = M_ ? MV(view_alloc(WithoutInitializing, "Sprocket::lobpcg::MS"), n_, 3 * m_) : S_;
-    work_ = MV(view_alloc(WithoutInitializing, "Sprocket::lobpcg::work"), n_, 2 * m_);
-    R_ = MV(view_alloc(WithoutInitializing, "Sprocket::lobpcg::R"), n_, m_);
-    ws_ = Workspace<Device>(n_, 3 * m_);
-
-    bool given = X_user.extent(1) > 0;
-    if (given) {
-      if (count_non_finite<ExecSpace>(X_user) > 0)
-        return finish(SolverStatus::invalid_input, "the initial X holds NaN or Inf");
-      Kokkos::deep_copy(cols(S_, 0, k_), X_user);
-      fill_random<ExecSpace>(cols(S_, k_, m_), random_stream(0));
-      const std::vector<double> lengths = column_dots(ws_, cols(S_, 0, k_), cols(S_, 0, k_));
-      given = std::any_of(lengths.begin(), lengths.end(), [](double l) { return l != 0.0; });
-    }
-    if (!given) fill_random<ExecSpace>(X(), random_stream(0));  // no X, or an all-zero one
-    const bool orthonormal = orthonormalize_X();
-    // A random start has nothing to repair worth a remark.
-    if (!given) replaced_columns_ = 0;
-    if (!orthonormal) {
-      result_.timings.setup = seconds_since(start) - result_.timings.operator_apply;
-      return finish(SolverStatus::breakdown,
-                    "the initial block could not be M-orthonormalized (NaN/Inf from M, or M not positive definite)");
-    }
-    apply_A(X(), AX());
-    const bool initial_rr = rayleigh_ritz_X();
-    result_.timings.setup = seconds_since(start) - result_.timings.operator_apply;
-    if (!initial_rr) return finish(SolverStatus::breakdown, "the Rayleigh-Ritz problem on the initial block failed "
-                                                            "(NaN/Inf from A or M?)");
-    compute_residuals();
-
-    const auto loop_start = Clock::now();
-    const double applies_at_loop = result_.timings.operator_apply + result_.timings.preconditioner;
-    const auto close_loop_timing = [&] {
-      result_.timings.orthogonalization =
-          seconds_since(loop_start) - (result_.timings.operator_apply + result_.timings.preconditioner - applies_at_loop);
-    };
-    int iteration = 0;
-    bool converged = residuals_finite() && wanted_converged();
-    while (!converged && iteration < options_.max_iterations) {
-      const StepOutcome outcome = step();
-      ++iteration;
-      result_.iterations = iteration;
-      if (outcome == StepOutcome::breakdown) {
-        close_loop_timing();
-        return finish(SolverStatus::breakdown, "breakdown at iteration " + std::to_string(iteration) + ": " +
-                                                   breakdown_message_);
-      }
-      bool ok = residuals_finite();
-      if (ok && (wanted_converged() || iteration % refresh_interval == 0)) ok = refresh_explicit();
-      if (!ok) {
-        close_loop_timing();
-        return finish(SolverStatus::breakdown, "breakdown at iteration " + std::to_string(iteration) +
-                                                   ": NaN in the residuals or the Rayleigh-Ritz problem");
-      }
-      converged = wanted_converged();
-      result_.history.push_back(wanted_residuals());
-      if (options_.on_iteration) {
-        SolverIterationInfo info;
-        info.iteration = iteration;
-        for (int j = 0; j < k_; ++j) {
-          if (relres_[j] <= options_.tol)
-            ++info.converged;
-          else
-            info.worst_residual = std::max(info.worst_residual, relres_[j]);
-        }
-        info.elapsed_seconds = seconds_since(start);
-        options_.on_iteration(info);
-      }
-    }
-    // The final residuals come from explicit products whatever happened above.
-    if (!converged && iteration > 0 && !refresh_explicit()) {
-      close_loop_timing();
-      return finish(SolverStatus::breakdown, "breakdown: the final Rayleigh-Ritz problem failed");
-    }
-    converged = residuals_finite() && wanted_converged();
-    close_loop_timing();
-    std::ostringstream os;
-    if (converged) {
-      os << "converged: " << k_ << " pairs to relative residual " << options_.tol << " in " << iteration
-         << " iterations";
-      return finish(SolverStatus::converged, os.str());
-    }
-    int done = 0, worst = 0;
-    for (int j = 0; j < k_; ++j) {
-      if (relres_[j] <= options_.tol) ++done;
-      if (!(relres_[j] <= relres_[worst])) worst = j;
-    }
-    os << "not converged after " << iteration << " iterations: " << done << " of " << k_
-       << " pairs reached relative residual " << options_.tol << ", worst " << relres_[worst] << " (pair " << worst
-       << ")";
-    return finish(SolverStatus::max_iterations, os.str());
-  }
-
- private:
   const Operator& A_;
   const Operator* M_;
   const Operator* T_;
@@ -498,6 +395,122 @@ class Solver {
   std::string breakdown_message_;
   LobpcgResult result_;
 };
+
+template <class Scalar, class Device>
+LobpcgResult Solver<Scalar, Device>::run(const MV& X_user) {
+  const auto start = Clock::now();
+  const auto finish = [&](SolverStatus status, std::string message) {
+    result_.status = status;
+    result_.eigenvalues.assign(lambda_.begin(), lambda_.begin() + std::min<int>(k_, lambda_.size()));
+    if (!relres_.empty()) result_.residuals = wanted_residuals();
+    if (replaced_columns_ > 0)
+      message += "; " + std::to_string(replaced_columns_) +
+                 " initial columns were zero or linearly dependent and were replaced by random vectors";
+    if (result_.restarts > 0) message += "; P dropped " + std::to_string(result_.restarts) + " times";
+    result_.message = std::move(message);
+    if (X_user.extent(1) > 0 && !lambda_.empty()) Kokkos::deep_copy(X_user, cols(S_, 0, k_));
+    result_.timings.total = seconds_since(start);
+    return result_;
+  };
+
+  // Setup: the blocks, the initial X.
+  using Kokkos::view_alloc;
+  using Kokkos::WithoutInitializing;
+  S_ = MV(view_alloc(WithoutInitializing, "Sprocket::lobpcg::S"), n_, 3 * m_);
+  AS_ = MV(view_alloc(WithoutInitializing, "Sprocket::lobpcg::AS"), n_, 3 * m_);
+  MS_ = M_ ? MV(view_alloc(WithoutInitializing, "Sprocket::lobpcg::MS"), n_, 3 * m_) : S_;
+  // The work block holds gathered residuals; on a device also the output of block transforms.
+  work_ = MV(view_alloc(WithoutInitializing, "Sprocket::lobpcg::work"), n_, Workspace<Device>::on_host ? m_ : 2 * m_);
+  R_ = MV(view_alloc(WithoutInitializing, "Sprocket::lobpcg::R"), n_, m_);
+  ws_ = Workspace<Device>(n_, 3 * m_);
+
+  bool given = X_user.extent(1) > 0;
+  if (given) {
+    if (count_non_finite<ExecSpace>(X_user) > 0)
+      return finish(SolverStatus::invalid_input, "the initial X holds NaN or Inf");
+    Kokkos::deep_copy(cols(S_, 0, k_), X_user);
+    fill_random<ExecSpace>(cols(S_, k_, m_), random_stream(0));
+    const std::vector<double> lengths = column_dots(ws_, cols(S_, 0, k_), cols(S_, 0, k_));
+    given = std::any_of(lengths.begin(), lengths.end(), [](double l) { return l != 0.0; });
+  }
+  if (!given) fill_random<ExecSpace>(X(), random_stream(0));  // no X, or an all-zero one
+  const bool orthonormal = orthonormalize_X();
+  // A random start has nothing to repair worth a remark.
+  if (!given) replaced_columns_ = 0;
+  if (!orthonormal) {
+    result_.timings.setup = seconds_since(start) - result_.timings.operator_apply;
+    return finish(SolverStatus::breakdown,
+                  "the initial block could not be M-orthonormalized (NaN/Inf from M, or M not positive definite)");
+  }
+  apply_A(X(), AX());
+  const bool initial_rr = rayleigh_ritz_X();
+  result_.timings.setup = seconds_since(start) - result_.timings.operator_apply;
+  if (!initial_rr) return finish(SolverStatus::breakdown, "the Rayleigh-Ritz problem on the initial block failed "
+                                                          "(NaN/Inf from A or M?)");
+  compute_residuals();
+
+  const auto loop_start = Clock::now();
+  const double applies_at_loop = result_.timings.operator_apply + result_.timings.preconditioner;
+  const auto close_loop_timing = [&] {
+    result_.timings.orthogonalization =
+        seconds_since(loop_start) - (result_.timings.operator_apply + result_.timings.preconditioner - applies_at_loop);
+  };
+  int iteration = 0;
+  bool converged = residuals_finite() && wanted_converged();
+  while (!converged && iteration < options_.max_iterations) {
+    const StepOutcome outcome = step();
+    ++iteration;
+    result_.iterations = iteration;
+    if (outcome == StepOutcome::breakdown) {
+      close_loop_timing();
+      return finish(SolverStatus::breakdown, "breakdown at iteration " + std::to_string(iteration) + ": " +
+                                                 breakdown_message_);
+    }
+    bool ok = residuals_finite();
+    if (ok && (wanted_converged() || iteration % refresh_interval == 0)) ok = refresh_explicit();
+    if (!ok) {
+      close_loop_timing();
+      return finish(SolverStatus::breakdown, "breakdown at iteration " + std::to_string(iteration) +
+                                                 ": NaN in the residuals or the Rayleigh-Ritz problem");
+    }
+    converged = wanted_converged();
+    result_.history.push_back(wanted_residuals());
+    if (options_.on_iteration) {
+      SolverIterationInfo info;
+      info.iteration = iteration;
+      for (int j = 0; j < k_; ++j) {
+        if (relres_[j] <= options_.tol)
+          ++info.converged;
+        else
+          info.worst_residual = std::max(info.worst_residual, relres_[j]);
+      }
+      info.elapsed_seconds = seconds_since(start);
+      options_.on_iteration(info);
+    }
+  }
+  // The final residuals come from explicit products whatever happened above.
+  if (!converged && iteration > 0 && !refresh_explicit()) {
+    close_loop_timing();
+    return finish(SolverStatus::breakdown, "breakdown: the final Rayleigh-Ritz problem failed");
+  }
+  converged = residuals_finite() && wanted_converged();
+  close_loop_timing();
+  std::ostringstream os;
+  if (converged) {
+    os << "converged: " << k_ << " pairs to relative residual " << options_.tol << " in " << iteration
+       << " iterations";
+    return finish(SolverStatus::converged, os.str());
+  }
+  int done = 0, worst = 0;
+  for (int j = 0; j < k_; ++j) {
+    if (relres_[j] <= options_.tol) ++done;
+    if (!(relres_[j] <= relres_[worst])) worst = j;
+  }
+  os << "not converged after " << iteration << " iterations: " << done << " of " << k_
+     << " pairs reached relative residual " << options_.tol << ", worst " << relres_[worst] << " (pair " << worst
+     << ")";
+  return finish(SolverStatus::max_iterations, os.str());
+}
 
 }  // namespace lobpcg
 }  // namespace Impl

@@ -278,27 +278,37 @@ void combine(const Workspace<Device>& ws, const UView& U, const SmallMatrix& C, 
           double* const out = &staging(c, 0);
           for (int64_t r0 = begin; r0 < end; r0 += rows) {
             const int64_t len = smaller(rows, end - r0);
-            // Four output columns at a time: each load of U feeds four multiply-adds into local
-            // accumulators the compiler can keep apart from U (and vectorize over rows).
+            // Tiles of 4 rows x 4 output columns held in registers over the whole sum (the
+            // compiler pairs adjacent rows into SIMD lanes), the rows left over one by one.
             for (int j0 = 0; j0 < q; j0 += 4) {
               const int width = q - j0 < 4 ? q - j0 : 4;
-              double acc[4][rows];
-              for (int b = 0; b < 4; ++b)
-                for (int64_t i = 0; i < rows; ++i)
-                  acc[b][i] = b < width && i < len && beta != 0.0 ? beta * static_cast<double>(Y(r0 + i, j0 + b)) : 0.0;
-              for (int l = 0; l < k; ++l) {
-                double cl[4];
-                for (int b = 0; b < 4; ++b) cl[b] = b < width ? coeff(l + int64_t{j0 + b} * k) : 0.0;
-                for (int64_t i = 0; i < len; ++i) {
-                  const double u = static_cast<double>(U(r0 + i, l));
-                  for (int b = 0; b < 4; ++b) acc[b][i] += u * cl[b];
+              int jj[4];
+              for (int b = 0; b < 4; ++b) jj[b] = j0 + (b < width ? b : 0);
+              int64_t i0 = 0;
+              for (; i0 + 4 <= len; i0 += 4) {
+                double acc[4][4] = {};
+                for (int l = 0; l < k; ++l) {
+                  double u[4], cl[4];
+                  for (int i = 0; i < 4; ++i) u[i] = static_cast<double>(U(r0 + i0 + i, l));
+                  for (int b = 0; b < 4; ++b) cl[b] = coeff(l + int64_t{jj[b]} * k);
+                  for (int b = 0; b < 4; ++b)
+                    for (int i = 0; i < 4; ++i) acc[b][i] += u[i] * cl[b];
                 }
+                for (int b = 0; b < width; ++b)
+                  for (int i = 0; i < 4; ++i) out[(j0 + b) * rows + i0 + i] = acc[b][i];
               }
-              for (int b = 0; b < width; ++b)
-                for (int64_t i = 0; i < len; ++i) out[(j0 + b) * rows + i] = acc[b][i];
+              for (; i0 < len; ++i0)
+                for (int b = 0; b < width; ++b) {
+                  double acc = 0;
+                  for (int l = 0; l < k; ++l) acc += static_cast<double>(U(r0 + i0, l)) * coeff(l + int64_t{jj[b]} * k);
+                  out[(j0 + b) * rows + i0] = acc;
+                }
             }
             for (int j = 0; j < q; ++j)
-              for (int64_t i = 0; i < len; ++i) Y(r0 + i, j) = static_cast<value_type>(out[j * rows + i]);
+              for (int64_t i = 0; i < len; ++i) {
+                const double prior = beta == 0.0 ? 0.0 : beta * static_cast<double>(Y(r0 + i, j));
+                Y(r0 + i, j) = static_cast<value_type>(prior + out[j * rows + i]);
+              }
           }
         });
   } else {

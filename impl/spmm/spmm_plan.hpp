@@ -16,6 +16,7 @@
 #include "Sprocket_Spmv.hpp"
 #include "impl/common/host_analysis.hpp"
 #include "impl/spmm/aspt_layout.hpp"
+#include "impl/spmm/cuda/spmm_cuda_limits.hpp"
 #include "impl/spmm/spmm_dispatch.hpp"
 
 namespace Sprocket {
@@ -59,6 +60,7 @@ class SpmmPlan : public Impl::LinearOperator<SpmmPlan<CrsType>, typename CrsType
     else
       target_ = cuda ? SpmmTarget::cuda : SpmmTarget::host;
     tiling_ = resolve_spmm_tiling(options.tiling, target_);
+    if (target_ == SpmmTarget::cuda) apply_cuda_limits();
 
     const auto t0 = std::chrono::steady_clock::now();
     row_map_ = Impl::host_row_map(A_);
@@ -138,6 +140,20 @@ class SpmmPlan : public Impl::LinearOperator<SpmmPlan<CrsType>, typename CrsType
   }
 
  private:
+  // The CUDA ASpT kernel stages a tile's rows of B (one 32-column K-slice) in shared memory and
+  // keeps a panel's rows in registers (impl/spmm/cuda/spmm_cuda_limits.hpp): a requested
+  // tile_cols beyond what fits is an error; the calibrated defaults are capped to fit, and the
+  // default panel to one pass of the kernel.
+  void apply_cuda_limits() {
+    const int64_t max_cols = Impl::cuda::spmm_cuda_max_tile_cols(Impl::cuda::spmm_cuda_min_k_slice, sizeof(scalar_type));
+    SPROCKET_REQUIRE(options_.tiling.tile_cols <= max_cols, "SpmmPlan: SpmmTiling::tile_cols = ",
+                     options_.tiling.tile_cols, " exceeds the ", max_cols,
+                     " shared-memory slots the CUDA kernel can stage for this scalar type");
+    tiling_.tile_cols = std::min(tiling_.tile_cols, max_cols);
+    if (options_.tiling.panel_rows == 0)
+      tiling_.panel_rows = std::min(tiling_.panel_rows, Impl::cuda::spmm_cuda_max_panel_rows(sizeof(scalar_type)));
+  }
+
   Impl::AsptHostLayout analyse() {
     auto entries_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A_.graph.entries);
     std::vector<int64_t> entries(row_map_.back());

@@ -7,7 +7,6 @@
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -446,7 +445,7 @@ TEST_P(LobpcgVsEigsh, SharedMatrix) {
 // crystm01's and msc04515's) are left to the non-convergence test below.
 INSTANTIATE_TEST_SUITE_P(Shared, LobpcgVsEigsh,
                          ::testing::Values(ScipyCase{"bcsstk13", Which::largest, 10, false, 1e-8, 200},
-                                           ScipyCase{"bcsstk15", Which::smallest, 5, true, 1e-8, 1000},
+                                           ScipyCase{"bcsstk15", Which::smallest, 5, true, 1e-8, 1500},
                                            ScipyCase{"bcsstk15", Which::largest, 1, false, 1e-8, 200},
                                            ScipyCase{"bcsstk16", Which::smallest, 10, true, 1e-8, 300},
                                            ScipyCase{"bcsstk16", Which::smallest, 1, false, 1e-8, 1000},
@@ -838,30 +837,4 @@ TEST(LobpcgSmallDense, ConjugateDirectionsStayOrthonormal) {
   EXPECT_EQ(Sprocket::Impl::lobpcg::conjugate_direction_coefficients(GM, Cx, m, {}, 1e-14).cols, 0);
 }
 
-}  // namespace
-
-namespace {
-TEST(LobpcgBench, DISABLED_Kernels) {
-  using namespace Sprocket::Impl::lobpcg;
-  const int64_t n = 4875;
-  const int s = 45;
-  MVOf<double> U("U", n, s), V("V", n, s), W("W", n, 30);
-  fill_random<Kokkos::DefaultExecutionSpace>(U, 1);
-  fill_random<Kokkos::DefaultExecutionSpace>(V, 2);
-  Workspace<Device> ws(n, s);
-  auto t0 = std::chrono::steady_clock::now();
-  const int reps = 100;
-  for (int r = 0; r < reps; ++r) gram(ws, U, V, true);
-  auto t1 = std::chrono::steady_clock::now();
-  SmallMatrix C(s, 30, 0.01);
-  for (int r = 0; r < reps; ++r) combine(ws, U, C, 0.0, W);
-  auto t2 = std::chrono::steady_clock::now();
-  for (int r = 0; r < reps; ++r) gram(ws, U, V, false);
-  auto t3 = std::chrono::steady_clock::now();
-  const double g = std::chrono::duration<double>(t1 - t0).count() / reps;
-  const double c = std::chrono::duration<double>(t2 - t1).count() / reps;
-  const double g2 = std::chrono::duration<double>(t3 - t2).count() / reps;
-  printf("gram sym %.3f ms (%.2f GFMA/s), gram full %.3f ms (%.2f GFMA/s), combine %.3f ms (%.2f GFMA/s)\n", g * 1e3,
-         n * s * (s + 1) / 2.0 / g * 1e-9, g2 * 1e3, n * s * s / g2 * 1e-9, c * 1e3, n * s * 30.0 / c * 1e-9);
-}
 }  // namespace

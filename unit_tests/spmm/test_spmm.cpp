@@ -496,7 +496,13 @@ TYPED_TEST(Spmm, AutomaticChoiceDescribeAndStats) {
     EXPECT_TRUE(contains(d, needle)) << "describe() lacks \"" << needle << "\":\n" << d;
   // Defaults: every field resolved from the target's calibrated values.
   const typename K::Plan p_default(a);
-  const SpmmTiling t = p_default.tiling(), d_t = spmm_default_tiling(p_default.target());
+  const SpmmTiling t = p_default.tiling();
+  SpmmTiling d_t = spmm_default_tiling(p_default.target());
+  if (p_default.target() == SpmmTarget::cuda) {  // capped to what the CUDA kernel stages in one pass
+    const int64_t bytes = sizeof(typename K::Scalar);
+    d_t.panel_rows = std::min(d_t.panel_rows, Impl::cuda::spmm_cuda_max_panel_rows(bytes));
+    d_t.tile_cols = std::min(d_t.tile_cols, Impl::cuda::spmm_cuda_max_tile_cols(Impl::cuda::spmm_cuda_min_k_slice, bytes));
+  }
   EXPECT_EQ(t.panel_rows, d_t.panel_rows);
   EXPECT_EQ(t.tile_cols, d_t.tile_cols);
   EXPECT_EQ(t.heavy_threshold, d_t.heavy_threshold);

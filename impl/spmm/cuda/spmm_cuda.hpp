@@ -7,50 +7,56 @@
 //
 // Mapping (both kernels)
 //   K is cut into K-slices of SW = G * CF columns of B and C. A group of G lanes (G = 32 for
-//   K >= 32, else the next power of two >= K, so small K does not leave most lanes idle) owns one
-//   row at a time; lane q of the group accumulates columns k0 + q + j * G, j < CF, in registers
-//   (thread coarsening along K, CF in {1, 2, 4}: CF accumulators per row, the row's entry index
-//   and value fetched and broadcast once for CF columns). For LayoutRight the G lanes read G
-//   consecutive scalars of a row of B (coalesced) and write G consecutive scalars of C. Lanes
-//   whose column is >= K are masked. The group loads G entries of the row at once (coalesced)
-//   and broadcasts each (column, value) pair by shuffles.
+//   K >= 32, else the next power of two >= K, so that small K does not leave most lanes idle)
+//   owns one row at a time; lane q of the group accumulates columns k0 + q + j * G, j < CF, in
+//   registers (thread coarsening along K: the row's entry index and value are fetched and
+//   broadcast once for CF columns). For LayoutRight the G lanes read G consecutive scalars of a
+//   row of B (coalesced) and write G consecutive scalars of C. Lanes whose column is >= K are
+//   masked. The group loads G entries of the row at once, one per lane (coalesced), and
+//   broadcasts each (column, value) pair by group-masked shuffles (groups of a warp diverge).
 //
-// spmm_aspt: one thread block per (row panel, K-slice), grid-stride. Blocks have
-//   min(16, ceil(P / (32 / G))) warps; the panel's rows are split into contiguous runs, one per
-//   group, of at most R rows (R = 16 at CF = 1; 16 floats / 8 doubles at CF = 2; 8 floats /
-//   4 doubles at CF = 4: R * CF accumulators fill at most 32 registers). For every heavy tile
-//   the whole block stages the tile's rows of B (the block's K-slice) into dynamic shared
-//   memory, column c at slot c % W (the analysis guarantees the slots of a tile are distinct:
-//   no indirection array), between two barriers; then each group adds its rows' entries of
-//   that tile, read from shared memory (a warp reads SW consecutive scalars of one slot:
-//   conflict-free), into per-row register accumulators. After the tiles, the light entries
-//   read B from global memory through the read-only path (__ldg), and each row of C is written
-//   once. Unlike Listing 2, C is not read and written back per tile, and there is no second
-//   kernel for the light part. A panel of more than num_groups * R rows (more than 256 rows)
-//   is walked in several passes that restage the tiles: correct, slower.
+// spmm_aspt: one thread block per (row panel, K-slice): num_panels * num_slices blocks of
+//   min(16, ceil(P / (32 / G))) warps. The panel's rows are split into contiguous runs, one per
+//   group, of at most R rows, R = 16 (float) / 10 (double) at CF = 1, 12 / 5 at CF = 2
+//   (spmm_rows_per_group: the accumulators R * CF take at most 24 / 20 registers). For every
+//   heavy tile the whole block stages the tile's rows of B (the block's K-slice) into dynamic
+//   shared memory, column c at slot c % W (section 4.3.1: the analysis makes the slots of a
+//   tile distinct, so no indirection array; the modulo is a multiply and a shift), between two
+//   barriers; then each group adds its rows' entries of that tile, read from shared memory (a
+//   warp reads SW consecutive scalars of one slot row: conflict-free; staging writes
+//   consecutive addresses: conflict-free), into per-row register accumulators. After the
+//   tiles the accumulators go to the freed tile buffer, and each group walks its rows' light
+//   entries against B in global memory (__ldg, four loads in flight per lane) and writes each
+//   row of C once. Unlike Listing 2, C is not read and written back per tile, and the light
+//   part needs no second kernel. A panel of more than num_groups * R rows takes several passes
+//   that restage the tiles: correct, slower.
 // spmm_csr_rows: plain CSR over row_map / entries / values (tiles ignored): one group per
 //   (row, K-slice), 256-thread blocks, grid-stride; the same inner loop as the light part.
 //
-// Launch-time choices. G from K; CF = the smallest power of two covering ceil(K / 32) (at
-// most 4) when G = 32, halved while the staged slice would not fit the shared budget, a panel
-// would need more than one pass, or the grid would drop below 2 blocks (aspt) or 64 warps
-// (csr_rows) per SM; K-slices = ceil(K / SW).
+// Launch-time choices. G from K. For G = 32, CF = the smallest power of two with 32 * CF >= K,
+// at most 2 (aspt) or 4 (csr_rows), halved while the aspt block's shared memory would exceed
+// the budget or its panel would need more than one pass, or while the grid would drop below 2
+// blocks (aspt) or 64 warps (csr_rows) per SM. K-slices = ceil(K / SW).
+//
+// Resources: every kernel compiles without spills for sm_80 and sm_90 (float and double, int
+// and size_t offsets; ptxas -v with CUDA 13): aspt <= 64 registers under
+// __launch_bounds__(512, 2), i.e. two 16-warp blocks per SM; csr_rows <= 56 registers.
 //
 // Limits (the analysis must respect them; spmm_cuda_limits.hpp):
-//   - shared memory per block: W * SW * sizeof(Scalar) <= spmm_cuda_shared_budget_bytes
-//     (64 KiB). With the narrowest slice of K >= 32 (SW = 32) that is
-//     W <= spmm_cuda_max_tile_cols(spmm_cuda_min_k_slice, sizeof(Scalar)) = 512 (float) /
-//     256 (double); a wider W throws InvalidArgument here.
-//   - panel rows: P <= spmm_cuda_max_panel_rows (256) is one pass; larger P is correct but
-//     restages every tile once per 256 rows. P <= 128 (<= 64 for double) lets K >= 64 (K > 64)
-//     coarsen by 2 (by 4).
+//   - shared memory per block: max(W, rows of one pass) * SW * sizeof(Scalar) <=
+//     spmm_cuda_shared_budget_bytes (64 KiB; the rows of a pass never need more than 48 KiB).
+//     With the narrowest slice for K >= 32 (SW = 32) that is W <=
+//     spmm_cuda_max_tile_cols(spmm_cuda_min_k_slice, sizeof(Scalar)) = 512 (float) / 256
+//     (double); a wider W throws InvalidArgument here.
+//   - panel rows: P <= spmm_cuda_max_panel_rows(sizeof(Scalar)) = 256 (float) / 160 (double)
+//     is one pass; a larger P is correct but restages every tile once per pass.
 //   - the layout must come from the GPU analysis (AsptParams::modulo_slots): with colliding
 //     slots a tile's staged rows overwrite each other and the result is wrong.
 //
 // LayoutLeft B and C: the same kernels with strides. The shared-memory part of a heavy tile is
 // layout-independent; staging, light entries and the C writes then touch one sector per lane
-// instead of one per 8 (float) or 4 (double) lanes. If LayoutLeft performance matters with a
-// small heavy fraction, the caller can transpose into LayoutRight scratch.
+// instead of one per 8 (float) or 4 (double) lanes. With a small heavy fraction, a row-major
+// copy of B is the faster route for LayoutLeft.
 //
 // Semantics: C = alpha * A * B + beta * C; beta == 0 overwrites C without reading it (NaN in C
 // does not propagate); alpha == 0 only scales C (A and B are not read). B and C must not
@@ -255,7 +261,8 @@ void spmm_aspt(const Kokkos::Cuda& space, const Layout& L, Scalar alpha, const B
   };
   const int num_sms = space.cuda_device_prop().multiProcessorCount;
   const SpmmCudaShape shape = spmm_choose_shape(a.K, spmm_aspt_max_coarsening, [&](int cf) {
-    const bool fits = shared_rows(spmm_warp_size, cf) * spmm_warp_size * cf * scalar_bytes <= spmm_cuda_shared_budget_bytes;
+    const bool fits =
+        shared_rows(spmm_warp_size, cf) * spmm_warp_size * cf * scalar_bytes <= spmm_cuda_shared_budget_bytes;
     const bool one_pass = P <= int64_t{spmm_aspt_max_warps} * spmm_rows_per_group(spmm_warp_size, cf, scalar_bytes);
     const bool enough_blocks = num_panels * spmm_ceil_div(a.K, int64_t{spmm_warp_size} * cf) >= int64_t{2} * num_sms;
     return fits && one_pass && enough_blocks;

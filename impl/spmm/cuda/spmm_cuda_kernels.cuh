@@ -17,9 +17,10 @@
 //
 // Dense operands are pointer + (row stride, column stride): element (i, k) of B at
 // B[i * b_row_stride + k * b_col_stride], the same for C. This covers LayoutRight (column stride
-// 1: the lanes of a group read consecutive scalars), LayoutLeft and LayoutStride. Index
-// arithmetic on positions in A and in B or C is int64_t; grids are clamped on the host and every
-// kernel loops grid-stride over its work items, so any number of rows or panels is covered.
+// 1: the lanes of a group read consecutive scalars), LayoutLeft and LayoutStride. Offsets into B
+// and C are int64_t, positions in A int64_t unless Offset is a signed 32-bit type (SpmmPos).
+// csr_rows and scale clamp their grids on the host and loop grid-stride; the ASpT kernel runs
+// exactly one block per (panel, K-slice) (the launcher checks that the count fits gridDim.x).
 #include <Kokkos_Core.hpp>
 
 #ifdef KOKKOS_ENABLE_CUDA
@@ -405,6 +406,8 @@ __global__ void __launch_bounds__(spmm_aspt_max_threads, spmm_aspt_min_blocks_pe
 /// Plain CSR SpMM over row_map / entries / values, tiles ignored: one group per (row, K-slice)
 /// work item, grid-stride (slices of one row in adjacent groups, so they share the row's entries
 /// in L1); the group walks the row as the ASpT kernel's light part does and writes the row.
+/// __launch_bounds__(256, 4) caps registers at 64; with the block size alone, ptxas (CUDA 13)
+/// squeezed some instantiations into 32 registers and spilled.
 template <int G, int CF, class Scalar, class Ordinal, class Offset>
 __global__ void __launch_bounds__(spmm_csr_block_threads, 4)
     spmm_csr_rows_kernel(const SpmmCudaArgs<Scalar, Ordinal, Offset> a) {

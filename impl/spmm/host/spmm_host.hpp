@@ -94,20 +94,11 @@ inline bool spmm_host_has_avx2() {
 /// Layout tags: element (i, j) of a dense matrix at p[i * s0 + j * s1].
 enum class DenseKind { row_major, col_major, strided };
 
-template <class Layout>
-inline constexpr DenseKind dense_kind_of = std::is_same_v<Layout, Kokkos::LayoutRight>   ? DenseKind::row_major
-                                           : std::is_same_v<Layout, Kokkos::LayoutLeft> ? DenseKind::col_major
-                                                                                        : DenseKind::strided;
-
 template <class Scalar, DenseKind Kind>
 struct DenseRef {
   static constexpr DenseKind kind = Kind;
   Scalar* p;
   int64_t s0, s1;
-  template <class View>
-  static DenseRef of(const View& v) {
-    return {v.data(), static_cast<int64_t>(v.stride(0)), static_cast<int64_t>(v.stride(1))};
-  }
   /// Address of element (i, j).
   SPROCKET_SPMM_INLINE Scalar* at(int64_t i, int64_t j) const {
     if constexpr (Kind == DenseKind::row_major) return p + i * s0 + j;
@@ -210,7 +201,7 @@ SPROCKET_SPMM_INLINE void row_chunk(const Args& a, int64_t row, int64_t begin, i
   using Scalar = std::remove_const_t<std::remove_reference_t<decltype(*a.values)>>;
   using BRef = decltype(a.B);
   constexpr int lanes = HostSimd<VB, Scalar>::lanes;
-  constexpr bool vector = W % lanes == 0;
+  constexpr bool vector = lanes > 1 && W % lanes == 0;
   constexpr int N = vector ? W / lanes : W;  // accumulators
   constexpr bool b_contiguous = BRef::kind == DenseKind::row_major;
   constexpr int lines = (W * static_cast<int>(sizeof(Scalar)) + 63) / 64;
@@ -305,8 +296,39 @@ template <int VB, class Args>
 SPROCKET_SPMM_INLINE void rows_loop(const Args& a, int64_t r0, int64_t r1) {
   using Scalar = std::remove_const_t<std::remove_reference_t<decltype(*a.values)>>;
   constexpr int W = spmm_register_width<VB, Scalar>;
-  for (int64_t r = r0; r < r1; ++r)
-    row_pass<VB, W>(a, r, int64_t(a.row_map[r]), int64_t(a.row_map[r + 1]), 0, a.K, a.first_store);
+  if (a.C.s0 != 1 || a.C.s1 == 1) {  // C not column-major: straight into C
+    for (int64_t r = r0; r < r1; ++r)
+      row_pass<VB, W>(a, r, int64_t(a.row_map[r]), int64_t(a.row_map[r + 1]), 0, a.K, a.first_store);
+    return;
+  }
+  // Column-major C (LayoutLeft): a row's K results are K scalars in K different columns, so rows
+  // go RB at a time (one cache line of each column) through a row-major buffer, and each column
+  // then receives one contiguous run of RB results instead of RB scattered stores.
+  constexpr int64_t RB = 64 / sizeof(Scalar), KB = 32768 / (RB * sizeof(Scalar));
+  alignas(64) Scalar buffer[RB * KB];
+  Args b = a;
+  b.alpha = Scalar(1);
+  const Scalar alpha = a.alpha, beta = a.beta;
+  const int64_t ld = a.C.s1;
+  for (int64_t rb = r0; rb < r1; rb += RB) {
+    const int64_t rn = std::min(RB, r1 - rb);
+    for (int64_t kb = 0; kb < a.K; kb += KB) {
+      const int64_t kn = std::min(KB, a.K - kb);
+      b.C.p = buffer - kb;  // buffer row r - rb holds C's row r, columns [kb, kb + kn)
+      b.C.s0 = KB;
+      b.C.s1 = 1;
+      for (int64_t r = rb; r < rb + rn; ++r)
+        row_pass<VB, W>(b, r - rb, int64_t(a.row_map[r]), int64_t(a.row_map[r + 1]), kb, kb + kn,
+                        Store::init_beta_zero);
+      for (int64_t j = 0; j < kn; ++j) {
+        Scalar* c = a.C.p + rb + (kb + j) * ld;
+        if (a.first_store == Store::init)
+          for (int64_t r = 0; r < rn; ++r) c[r] = beta * c[r] + alpha * buffer[r * KB + j];
+        else
+          for (int64_t r = 0; r < rn; ++r) c[r] = alpha * buffer[r * KB + j];
+      }
+    }
+  }
 }
 
 /// Orders a thread's streaming stores before the parallel region's join.
@@ -355,6 +377,23 @@ SPROCKET_SPMM_INLINE void aspt_range(const Args& a, int64_t p0, int64_t p1) {
   stream_fence(a.first_store);
 }
 
+// One out-of-line entry point per instruction set, templated on the arguments only, so the
+// OpenMP and Serial spaces share the code.
+#if defined(__GNUC__) || defined(__clang__)
+#define SPROCKET_SPMM_NOINLINE __attribute__((noinline))
+#else
+#define SPROCKET_SPMM_NOINLINE
+#endif
+
+template <class Args>
+SPROCKET_SPMM_NOINLINE void csr_rows_range_native(const Args& a, int64_t r0, int64_t r1) {
+  csr_rows_range<spmm_vector_bytes>(a, r0, r1);
+}
+template <class Args>
+SPROCKET_SPMM_NOINLINE void aspt_range_native(const Args& a, int64_t p0, int64_t p1) {
+  aspt_range<spmm_vector_bytes>(a, p0, p1);
+}
+
 #if defined(SPROCKET_SPMM_HOST_AVX2_CLONE)
 template <class Args>
 __attribute__((target("avx2,fma"), noinline)) void csr_rows_range_avx2(const Args& a, int64_t r0, int64_t r1) {
@@ -366,9 +405,12 @@ __attribute__((target("avx2,fma"), noinline)) void aspt_range_avx2(const Args& a
 }
 #endif
 
-template <DenseKind BKind, class ExecSpace, class Layout, class Parts, class BView, class CView, class Scalar>
+/// The kernels over raw B and C (C has c_rows x K elements): one instantiation per scalar types,
+/// B kind and execution space, whatever View types the caller has.
+template <DenseKind BKind, class ExecSpace, class Layout, class Parts, class Scalar>
 void spmm_typed(const ExecSpace& space, bool tiled, const Layout& L, const Parts& parts, int64_t widest_tile,
-                Scalar alpha, const BView& B, Scalar beta, const CView& C) {
+                Scalar alpha, const DenseRef<const Scalar, BKind>& B, Scalar beta,
+                const DenseRef<Scalar, DenseKind::strided>& C, int64_t c_rows, int64_t K) {
   using BRef = DenseRef<const Scalar, BKind>;
   using CRef = DenseRef<Scalar, DenseKind::strided>;
   using Args = HostSpmmArgs<Scalar, std::remove_const_t<typename decltype(L.entries)::value_type>,
@@ -377,15 +419,15 @@ void spmm_typed(const ExecSpace& space, bool tiled, const Layout& L, const Parts
   a.row_map = L.row_map.data();
   a.entries = L.entries.data();
   a.values = L.values.data();
-  a.B = BRef::of(B);
-  a.C = CRef::of(C);
+  a.B = B;
+  a.C = C;
   a.alpha = alpha;
   a.beta = beta;
-  a.K = C.extent(1);
-  const int64_t c_bytes = static_cast<int64_t>(C.extent(0)) * a.K * static_cast<int64_t>(sizeof(Scalar));
+  a.K = K;
+  const int64_t c_bytes = c_rows * K * static_cast<int64_t>(sizeof(Scalar));
   a.first_store = beta != Scalar(0) ? Store::init
-                  : C.stride(1) == 1 && c_bytes > spmm_host_streaming_bytes ? Store::stream
-                                                                             : Store::init_beta_zero;
+                  : C.s1 == 1 && c_bytes > spmm_host_streaming_bytes ? Store::stream
+                                                                      : Store::init_beta_zero;
   a.panel_ptr = L.panel_ptr.data();
   a.tile_row_end = L.tile_row_end.data();
   a.num_rows = L.num_rows;
@@ -394,7 +436,7 @@ void spmm_typed(const ExecSpace& space, bool tiled, const Layout& L, const Parts
   // register chunk (32 doubles / 64 floats with AVX2).
   const int64_t chunk_unit = spmm_register_width<32, Scalar>;
   const int64_t fit = spmm_host_cache_bytes / ((L.panel_rows + widest_tile) * static_cast<int64_t>(sizeof(Scalar)));
-  a.k_chunk = fit >= a.K ? a.K : std::max<int64_t>(chunk_unit, fit / chunk_unit * chunk_unit);
+  a.k_chunk = fit >= K ? K : std::max<int64_t>(chunk_unit, fit / chunk_unit * chunk_unit);
   const bool avx2 = spmm_host_has_avx2();
   const int64_t* bounds = parts.data();
   Kokkos::parallel_for(
@@ -410,8 +452,8 @@ void spmm_typed(const ExecSpace& space, bool tiled, const Layout& L, const Parts
         }
 #endif
         (void)avx2;
-        if (tiled) aspt_range<spmm_vector_bytes>(a, begin, end);
-        else csr_rows_range<spmm_vector_bytes>(a, begin, end);
+        if (tiled) aspt_range_native(a, begin, end);
+        else csr_rows_range_native(a, begin, end);
       });
 }
 
@@ -422,11 +464,11 @@ inline constexpr int64_t spmm_host_pack_columns = 4;
 
 /// packed(i * K + j) = B(i, j): blocks of 64 rows across threads, each read column by column
 /// (contiguous in LayoutLeft) and written into its rows (64 rows x K stay in cache).
-template <class ExecSpace, class BView, class Scalar>
-void pack_rows(const ExecSpace& space, const BView& B, Scalar* packed) {
-  const int64_t n = B.extent(0), K = B.extent(1);
-  const int64_t s0 = B.stride(0), s1 = B.stride(1);
-  const Scalar* p = B.data();
+template <class ExecSpace, class Scalar>
+void pack_rows(const ExecSpace& space, const DenseRef<const Scalar, DenseKind::strided>& B, int64_t n, int64_t K,
+               Scalar* packed) {
+  const int64_t s0 = B.s0, s1 = B.s1;
+  const Scalar* p = B.p;
   constexpr int64_t block = 64;
   Kokkos::parallel_for(
       "Sprocket::spmm::host_pack_B",
@@ -447,19 +489,23 @@ void pack_rows(const ExecSpace& space, const BView& B, Scalar* packed) {
 template <class ExecSpace, class Layout, class Parts, class Packed, class BView, class CView, class Scalar>
 void spmm(const ExecSpace& space, bool tiled, const Layout& L, const Parts& parts, int64_t widest_tile,
           Packed& packed, Scalar alpha, const BView& B, Scalar beta, const CView& C) {
-  const int64_t n = B.extent(0), K = C.extent(1);
+  using RowMajor = DenseRef<const Scalar, DenseKind::row_major>;
+  using Strided = DenseRef<const Scalar, DenseKind::strided>;
+  const int64_t n = B.extent(0), K = C.extent(1), c_rows = C.extent(0);
+  const DenseRef<Scalar, DenseKind::strided> c = {C.data(), static_cast<int64_t>(C.stride(0)),
+                                                  static_cast<int64_t>(C.stride(1))};
   if (K == 1 || B.stride(1) == 1) {
-    spmm_typed<DenseKind::row_major>(space, tiled, L, parts, widest_tile, alpha, B, beta, C);
+    const RowMajor b = {B.data(), static_cast<int64_t>(B.stride(0)), 1};
+    spmm_typed(space, tiled, L, parts, widest_tile, alpha, b, beta, c, c_rows, K);
   } else if (K >= spmm_host_pack_columns) {
     if (static_cast<int64_t>(packed.extent(0)) < n * K)
       packed = Packed(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmm::packed_B"), n * K);
-    pack_rows(space, B, packed.data());
-    using Unmanaged = Kokkos::View<const Scalar**, Kokkos::LayoutRight, typename Packed::device_type,
-                                   Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-    spmm_typed<DenseKind::row_major>(space, tiled, L, parts, widest_tile, alpha, Unmanaged(packed.data(), n, K), beta,
-                                     C);
+    const Strided b = {B.data(), static_cast<int64_t>(B.stride(0)), static_cast<int64_t>(B.stride(1))};
+    pack_rows(space, b, n, K, packed.data());
+    spmm_typed(space, tiled, L, parts, widest_tile, alpha, RowMajor{packed.data(), K, 1}, beta, c, c_rows, K);
   } else {
-    spmm_typed<DenseKind::strided>(space, tiled, L, parts, widest_tile, alpha, B, beta, C);
+    const Strided b = {B.data(), static_cast<int64_t>(B.stride(0)), static_cast<int64_t>(B.stride(1))};
+    spmm_typed(space, tiled, L, parts, widest_tile, alpha, b, beta, c, c_rows, K);
   }
 }
 
