@@ -151,7 +151,9 @@ TYPED_TEST(Preconditioners, BlockJacobiInvertsTheDiagonalBlocks) {
     const HostDense back = block_diagonal_times(Ar, bb, Y);
     EXPECT_LE(max_abs_difference(back, X), 64 * bb * eps * max_abs(X)) << "b = " << b;
     EXPECT_NE(M->describe().find("block-Jacobi"), std::string::npos);
-    if (50 % bb != 0) EXPECT_NE(M->describe().find("the last"), std::string::npos) << M->describe();
+    if (50 % bb != 0) {
+      EXPECT_NE(M->describe().find("the last"), std::string::npos) << M->describe();
+    }
   }
 }
 
