@@ -28,8 +28,9 @@
 // Targets: host (forced csr_rows / aspt on Kokkos::DefaultHostExecutionSpace), cuda (the same on
 // Kokkos::Cuda; CUDA builds only), portable (the portable kernel on the default execution space,
 // untiled = a heavy threshold no column segment reaches, tiled = heavy_threshold 1). The values
-// of the targets not calibrated in a run are kept: the numbers from the compiled-in constants,
-// the comment block from the existing --output file when it has one.
+// of the targets not calibrated in a run are kept: the compiled-in constants, or the values and
+// comment block of the existing --output file when it has them (it is newer when the file was
+// regenerated after this binary was built).
 //
 // Without --output the file goes to stdout; progress and tables go to stderr. --quick: small
 // sizes and a reduced grid, a smoke run (seconds), not defaults worth checking in.
@@ -40,6 +41,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <iostream>
@@ -565,6 +567,23 @@ std::string existing_block(const std::string& path, const std::string& target) {
   return "";
 }
 
+/// The values of `name` (e.g. "spmm_defaults_cuda") in an existing generated file; false when the
+/// file or the line is missing or malformed.
+bool existing_values(const std::string& path, const std::string& name, Sprocket::Impl::SpmmCalibratedDefaults* out) {
+  std::ifstream in(path);
+  std::string line;
+  const std::string prefix = "inline constexpr SpmmCalibratedDefaults " + name + "{";
+  while (std::getline(in, line)) {
+    if (line.rfind(prefix, 0) != 0) continue;
+    long long p = 0, t = 0, h = 0;
+    double f = 0;
+    if (std::sscanf(line.c_str() + prefix.size(), "%lld , %lld , %lld , %lf", &p, &t, &h, &f) != 4) return false;
+    *out = {p, t, h, f};
+    return true;
+  }
+  return false;
+}
+
 std::string defaults_line(const char* name, const Sprocket::Impl::SpmmCalibratedDefaults& d) {
   std::ostringstream os;
   os << "inline constexpr SpmmCalibratedDefaults " << name << "{" << d.panel_rows << ", " << d.tile_cols << ", "
@@ -610,7 +629,22 @@ std::string generate(const Settings& s, const Result& r) {
         "  double min_heavy_fraction;\n"
         "};\n\n";
   const char* names[] = {"spmm_defaults_host", "spmm_defaults_cuda", "spmm_defaults_portable"};
-  for (int i = 0; i < 3; ++i) os << defaults_line(names[i], targets[i] == s.target ? r.defaults : current[i]);
+  for (int i = 0; i < 3; ++i) {
+    Sprocket::Impl::SpmmCalibratedDefaults kept = current[i];
+    // The file being replaced is the more recent truth when this binary was compiled before its
+    // last regeneration; its values go with the comment block kept above.
+    Sprocket::Impl::SpmmCalibratedDefaults in_file{};
+    if (targets[i] != s.target && !s.output.empty() && existing_values(s.output, names[i], &in_file)) {
+      if (in_file.panel_rows != kept.panel_rows || in_file.tile_cols != kept.tile_cols ||
+          in_file.heavy_threshold != kept.heavy_threshold ||
+          std::abs(in_file.min_heavy_fraction - kept.min_heavy_fraction) > 5e-4)
+        std::cerr << "spmm-calibrate: " << names[i] << " in " << s.output
+                  << " differs from the values compiled into this binary (built before the file changed); keeping "
+                     "the file's\n";
+      kept = in_file;
+    }
+    os << defaults_line(names[i], targets[i] == s.target ? r.defaults : kept);
+  }
   os << "\n}  // namespace Impl\n}  // namespace Sprocket\n";
   return os.str();
 }

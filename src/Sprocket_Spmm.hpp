@@ -43,7 +43,8 @@
 /// pattern must not change).
 ///
 /// Thread safety: applies on one plan must not run concurrently when they may use the plan's
-/// workspaces (host LayoutLeft B with K >= 4, mode "T"); other applies are const and may.
+/// workspaces (host kernels with LayoutLeft B and K >= 4 or, for aspt, LayoutLeft C; mode "T");
+/// other applies are const and may.
 
 #include <Kokkos_Core.hpp>
 #include <cstdint>

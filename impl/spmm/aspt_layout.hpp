@@ -48,9 +48,18 @@ struct AsptHostLayout {
 };
 
 // Builds the layout from A's pattern (row_map of num_rows + 1 offsets, entries). Throws
-// InvalidArgument on bad parameters. Duplicate (row, col) entries are allowed: each counts.
+// InvalidArgument on bad parameters or an invalid pattern. Duplicate (row, col) entries are
+// allowed: each counts.
 AsptHostLayout build_aspt_layout(const std::vector<int64_t>& row_map, const std::vector<int64_t>& entries,
                                  int64_t num_cols, const AsptParams& params);
+
+// The same over A's own column array, writing the permutation and the reordered entries straight
+// into caller-provided arrays of row_map[num_rows] elements (the plan's, so an analysis touches
+// no other per-entry memory); the returned layout's permutation and entries vectors stay empty.
+// Instantiated for (Ordinal, Offset) = (int, int), (int, size_t), (int, int64_t), (int64_t, int64_t).
+template <class Ordinal, class Offset>
+AsptHostLayout build_aspt_layout_into(const std::vector<int64_t>& row_map, const Ordinal* entries, int64_t num_cols,
+                                      const AsptParams& params, Offset* permutation, Ordinal* reordered_entries);
 
 // The layout on the plan's device, as every kernel (host, portable, CUDA) receives it. entries
 // and values are the reordered copy of A (row_map is A's).

@@ -17,14 +17,15 @@ namespace Sprocket {
 namespace Impl {
 
 /// Host only: parts, the nnz-balanced part boundaries (over rows for csr_rows, over row panels
-/// for aspt); widest_tile, the most columns of a heavy tile; packed, the plan's workspace for a
-/// row-major copy of LayoutLeft B.
-template <class ExecSpace, class Layout, class Parts, class Packed, class BView, class CView, class Scalar>
+/// for aspt); widest_tile, the most columns of a heavy tile; workspace, the plan's
+/// host::SpmmWorkspace.
+template <class ExecSpace, class Layout, class Parts, class Workspace, class BView, class CView, class Scalar>
 void spmm_dispatch(const ExecSpace& space, SpmmKernel kernel, const Layout& L, const Parts& parts,
-                   int64_t widest_tile, Packed& packed, Scalar alpha, const BView& B, Scalar beta, const CView& C) {
+                   int64_t widest_tile, Workspace& workspace, Scalar alpha, const BView& B, Scalar beta,
+                   const CView& C) {
   if constexpr (is_host_space_v<ExecSpace>) {
     if (kernel == SpmmKernel::aspt || kernel == SpmmKernel::csr_rows)
-      return host::spmm(space, kernel == SpmmKernel::aspt, L, parts, widest_tile, packed, alpha, B, beta, C);
+      return host::spmm(space, kernel == SpmmKernel::aspt, L, parts, widest_tile, workspace, alpha, B, beta, C);
   }
 #ifdef KOKKOS_ENABLE_CUDA
   if constexpr (is_cuda_space_v<ExecSpace>) {

@@ -134,7 +134,14 @@ class SpmmPlan : public Impl::LinearOperator<SpmmPlan<CrsType>, typename CrsType
     os << ", heavy nnz " << stats_.heavy_nnz << " (" << std::fixed << std::setprecision(1)
        << 100.0 * heavy_fraction() << "%), light nnz " << stats_.light_nnz << ", moved to light "
        << stats_.moved_to_light << "\n  analysis " << std::setprecision(2) << stats_.analysis_seconds * 1e3 << " ms";
-    if (num_parts_ > 0) os << ", " << num_parts_ << " host parts balanced by nnz";
+    if (num_parts_ > 0) {
+      const bool avx2 = Impl::host::spmm_host_has_avx2();
+      const int vector_bytes = avx2 ? 32 : Impl::host::spmm_vector_bytes;
+      os << ", " << num_parts_ << " host parts balanced by nnz\n  host kernels: "
+         << (avx2 ? "AVX2 + FMA (chosen at run time)" : vector_bytes == 64 ? "AVX-512" : vector_bytes == 32 ? "AVX" : "SSE2")
+         << ", K in register chunks of " << 8 * vector_bytes / static_cast<int>(sizeof(scalar_type))
+         << " scalars; LayoutLeft B copied row-major from K = " << Impl::host::spmm_host_pack_columns;
+    }
     os << "\n  mode T: SpmvPlan's transpose, column by column\n";
     return os.str();
   }
@@ -154,10 +161,17 @@ class SpmmPlan : public Impl::LinearOperator<SpmmPlan<CrsType>, typename CrsType
       tiling_.panel_rows = std::min(tiling_.panel_rows, Impl::cuda::spmm_cuda_max_panel_rows(sizeof(scalar_type)));
   }
 
+  // The analysis reads A's columns where they are (host spaces) and writes the permutation and
+  // the reordered columns straight into the plan's arrays (through host mirrors on a GPU).
   Impl::AsptHostLayout analyse() {
-    auto entries_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A_.graph.entries);
-    std::vector<int64_t> entries(row_map_.back());
-    for (size_t k = 0; k < entries.size(); ++k) entries[k] = static_cast<int64_t>(entries_h(k));
+    const int64_t count = nnz();
+    permutation_ = Kokkos::View<offset_type*, device_type>(
+        Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmm::permutation"), count);
+    entries_ = Kokkos::View<ordinal_type*, device_type>(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmm::entries"),
+                                                        count);
+    const auto a_entries = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A_.graph.entries);
+    const auto permutation_h = Kokkos::create_mirror_view(permutation_);
+    const auto entries_h = Kokkos::create_mirror_view(entries_);
     Impl::AsptParams params;
     params.panel_rows = tiling_.panel_rows;
     params.tile_cols = tiling_.tile_cols;
@@ -167,7 +181,10 @@ class SpmmPlan : public Impl::LinearOperator<SpmmPlan<CrsType>, typename CrsType
     // fewer than 1/16 of its slots filled saves less than that (section 4.3.1: thin tiles go to
     // the light tile). The host has no staging cost: every heavy column stays heavy.
     params.min_tile_cols = params.modulo_slots ? std::max<int64_t>(1, params.tile_cols / 16) : 1;
-    Impl::AsptHostLayout L = Impl::build_aspt_layout(row_map_, entries, A_.numCols(), params);
+    Impl::AsptHostLayout L = Impl::build_aspt_layout_into(row_map_, a_entries.data(), A_.numCols(), params,
+                                                          permutation_h.data(), entries_h.data());
+    Kokkos::deep_copy(permutation_, permutation_h);  // no-ops on host spaces
+    Kokkos::deep_copy(entries_, entries_h);
     stats_.num_panels = L.num_panels;
     stats_.num_heavy_tiles = L.num_heavy_tiles();
     stats_.heavy_nnz = L.heavy_nnz;
@@ -180,20 +197,18 @@ class SpmmPlan : public Impl::LinearOperator<SpmmPlan<CrsType>, typename CrsType
   }
 
   void upload(const Impl::AsptHostLayout& L) {
-    permutation_ = Impl::to_device_view<offset_type, device_type>(L.permutation, "Sprocket::spmm::permutation");
-    const auto entries = Impl::to_device_view<ordinal_type, device_type>(L.entries, "Sprocket::spmm::entries");
     values_ = Kokkos::View<scalar_type*, device_type>(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmm::values"),
-                                                      L.entries.size());
+                                                      nnz());
     update_values();
     reordered_ = CrsType("Sprocket::spmm::reordered", A_.numRows(), A_.numCols(), static_cast<offset_type>(nnz()),
-                         values_, A_.graph.row_map, entries);
+                         values_, A_.graph.row_map, entries_);
     layout_.num_rows = L.num_rows;
     layout_.num_cols = L.num_cols;
     layout_.panel_rows = L.panel_rows;
     layout_.tile_cols_max = L.tile_cols_max;
     layout_.num_panels = L.num_panels;
     layout_.row_map = A_.graph.row_map;
-    layout_.entries = entries;
+    layout_.entries = entries_;
     layout_.values = values_;
     layout_.panel_ptr = Impl::to_device_view<int64_t, device_type>(L.panel_ptr, "Sprocket::spmm::panel_ptr");
     layout_.tile_row_end = Impl::to_device_view<int64_t, device_type>(L.tile_row_end, "Sprocket::spmm::tile_row_end");
@@ -248,7 +263,7 @@ class SpmmPlan : public Impl::LinearOperator<SpmmPlan<CrsType>, typename CrsType
       Impl::spmm_scale_only(space, beta, C);
       return;
     }
-    Impl::spmm_dispatch(space, kernel_, layout_, parts_, widest_tile_, packed_, alpha, B, beta, C);
+    Impl::spmm_dispatch(space, kernel_, layout_, parts_, widest_tile_, workspace_, alpha, B, beta, C);
   }
 
   template <class XView, class YView>
@@ -277,14 +292,16 @@ class SpmmPlan : public Impl::LinearOperator<SpmmPlan<CrsType>, typename CrsType
   int64_t widest_tile_ = 0;
   std::vector<int64_t> row_map_;
   Kokkos::View<offset_type*, device_type> permutation_;  ///< reordered entry -> A's entry
+  Kokkos::View<ordinal_type*, device_type> entries_;     ///< reordered columns
   Kokkos::View<scalar_type*, device_type> values_;       ///< reordered values
   CrsType reordered_;
   layout_type layout_;
   int num_parts_ = 0;  ///< host kernels: parts_ holds num_parts_ + 1 boundaries
   Kokkos::View<int64_t*, device_type> parts_;
   mutable std::shared_ptr<SpmvPlan<CrsType>> transpose_;  ///< built on the first transposed apply
-  /// Host kernels: row-major copy of LayoutLeft B, grown on the first apply that needs it.
-  mutable Kokkos::View<scalar_type*, device_type> packed_;
+  /// Host kernels: row-major copy of LayoutLeft B, aspt panel scratch for LayoutLeft C; grown by
+  /// the first apply that needs them.
+  mutable Impl::host::SpmmWorkspace<scalar_type, device_type> workspace_;
 };
 
 }  // namespace Sprocket

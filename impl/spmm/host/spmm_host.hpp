@@ -27,10 +27,12 @@
 // attributes), picked at run time when the CPU has them: a library compiled for the x86-64
 // baseline (SSE2, no FMA) still multiplies with 256-bit FMAs where it can.
 //
-// B and C are read through raw pointers and strides; the compile-time layout tags give unit
-// strides along K for LayoutRight. LayoutLeft B is packed into a row-major copy by the plan first
-// (impl/spmm/spmm_plan.hpp): gathering K scalars from K columns per entry costs far more than
-// the copy.
+// B and C are read through raw pointers and strides. B with unit stride along K (LayoutRight) is
+// read in place with vector loads; LayoutLeft B with 4 or more columns is first copied into a
+// row-major workspace of the plan (gathering K scalars from K columns, K cache lines, per entry
+// costs far more than the copy). Column-major C (LayoutLeft) receives its results a cache line
+// of rows at a time: csr_rows goes through a row-major buffer of a few rows on the stack, aspt
+// accumulates each panel in a per-thread scratch of the plan.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cstdint>
@@ -46,8 +48,10 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define SPROCKET_SPMM_INLINE inline __attribute__((always_inline))
+#define SPROCKET_SPMM_LAMBDA_INLINE __attribute__((always_inline))
 #else
 #define SPROCKET_SPMM_INLINE inline
+#define SPROCKET_SPMM_LAMBDA_INLINE
 #endif
 
 namespace Sprocket {
@@ -91,8 +95,9 @@ inline bool spmm_host_has_avx2() {
 #endif
 }
 
-/// Layout tags: element (i, j) of a dense matrix at p[i * s0 + j * s1].
-enum class DenseKind { row_major, col_major, strided };
+/// Layout tags: element (i, j) of a dense matrix at p[i * s0 + j * s1], s1 a compile-time 1 for
+/// row_major.
+enum class DenseKind { row_major, strided };
 
 template <class Scalar, DenseKind Kind>
 struct DenseRef {
@@ -102,7 +107,6 @@ struct DenseRef {
   /// Address of element (i, j).
   SPROCKET_SPMM_INLINE Scalar* at(int64_t i, int64_t j) const {
     if constexpr (Kind == DenseKind::row_major) return p + i * s0 + j;
-    else if constexpr (Kind == DenseKind::col_major) return p + i + j * s1;
     else return p + i * s0 + j * s1;
   }
   /// Distance between (i, j) and (i, j + 1): a compile-time 1 for row-major.
@@ -140,7 +144,8 @@ struct HostSpmmArgs {
   CRef C;
   Scalar alpha, beta;
   int64_t K;
-  Store first_store;  ///< how the first (or only) pass over a row stores
+  Store first_store;     ///< how the first (or only) pass over a row stores
+  int64_t c_col_offset;  ///< column k of the product is column k - c_col_offset of C (buffers)
   // aspt only
   const int64_t* panel_ptr;
   const int64_t* tile_row_end;
@@ -206,17 +211,23 @@ SPROCKET_SPMM_INLINE void row_chunk(const Args& a, int64_t row, int64_t begin, i
   constexpr bool b_contiguous = BRef::kind == DenseKind::row_major;
   constexpr int lines = (W * static_cast<int>(sizeof(Scalar)) + 63) / 64;
   using Acc = std::conditional_t<vector, typename HostSimd<VB, Scalar>::type, Scalar>;
+  // Narrow chunks (small K) would leave one or two add chains, each waiting on its previous
+  // add: S interleaved sets of accumulators (entry k feeds set k % S) keep 4 chains in flight.
+  constexpr int S = N >= 4 ? 1 : 4 / N;
+  // Prefetching pays where a row of the chunk is a sizable read (a cache line or half of one);
+  // for a few scalars per entry the extra instructions cost more than the latency they hide.
+  constexpr bool prefetch = b_contiguous && W * sizeof(Scalar) >= 32;
   const auto* __restrict entries = a.entries;
   const Scalar* __restrict values = a.values;
   const int64_t b_step = a.B.col_step(), c_step = a.C.col_step();
-  Acc acc[N];
+  Acc sets[S][N];
 #if defined(__GNUC__) && !defined(__CUDACC__) && !defined(__clang__)
 #pragma GCC unroll 64
 #endif
-  for (int i = 0; i < N; ++i) acc[i] = Acc{} + Scalar(0);
-  for (int64_t k = begin; k < end; ++k) {
+  for (int i = 0; i < S * N; ++i) sets[i / N][i % N] = Acc{} + Scalar(0);
+  const auto add_entry = [&](Acc(&acc)[N], int64_t k) SPROCKET_SPMM_LAMBDA_INLINE {
 #if defined(__GNUC__) || defined(__clang__)
-    if constexpr (b_contiguous) {
+    if constexpr (prefetch) {
       if (k + spmm_prefetch_distance < end) {
         const Scalar* ahead = a.B.at(entries[k + spmm_prefetch_distance], k0);
         for (int l = 0; l < lines; ++l) __builtin_prefetch(ahead + l * (64 / sizeof(Scalar)));
@@ -236,8 +247,17 @@ SPROCKET_SPMM_INLINE void row_chunk(const Args& a, int64_t row, int64_t begin, i
         x = b[i * b_step];
       acc[i] += v * x;
     }
+  };
+  int64_t k = begin;
+  if constexpr (S > 1) {
+    for (; k + S <= end; k += S)
+      for (int j = 0; j < S; ++j) add_entry(sets[j], k + j);
   }
-  Scalar* out = a.C.at(row, k0);
+  for (; k < end; ++k) add_entry(sets[0], k);
+  Acc(&acc)[N] = sets[0];
+  for (int j = 1; j < S; ++j)
+    for (int i = 0; i < N; ++i) acc[i] += sets[j][i];
+  Scalar* out = a.C.at(row, k0 - a.c_col_offset);
   if (vector && c_step == 1) {
 #if defined(__GNUC__) && !defined(__CUDACC__) && !defined(__clang__)
 #pragma GCC unroll 64
@@ -276,14 +296,26 @@ SPROCKET_SPMM_INLINE void row_chunk(const Args& a, int64_t row, int64_t begin, i
 }
 
 /// Entries [begin, end) of `row` times B's columns [k_begin, k_end) into C: chunks of W, then the
-/// remainder in halving widths.
+/// remainder in halving widths down to 8 and a last chunk of its exact width (1 to 7), so a small
+/// K (or tail) costs one pass over the row's entries, not one per bit of its width.
 template <int VB, int W, class Args>
 SPROCKET_SPMM_INLINE void row_pass(const Args& a, int64_t row, int64_t begin, int64_t end, int64_t k_begin,
                                    int64_t k_end, Store how) {
   int64_t k0 = k_begin;
   for (; k0 + W <= k_end; k0 += W) row_chunk<VB, W>(a, row, begin, end, k0, how);
-  if constexpr (W > 1) {
-    if (k0 < k_end) row_pass<VB, W / 2>(a, row, begin, end, k0, k_end, how);
+  if (k0 == k_end) return;
+  if constexpr (W > 8) {
+    row_pass<VB, W / 2>(a, row, begin, end, k0, k_end, how);
+  } else {
+    switch (k_end - k0) {  // 1 to 7 (W is 8, or smaller only when the whole K is)
+      case 1: return row_chunk<VB, 1>(a, row, begin, end, k0, how);
+      case 2: return row_chunk<VB, 2>(a, row, begin, end, k0, how);
+      case 3: return row_chunk<VB, 3>(a, row, begin, end, k0, how);
+      case 4: return row_chunk<VB, 4>(a, row, begin, end, k0, how);
+      case 5: return row_chunk<VB, 5>(a, row, begin, end, k0, how);
+      case 6: return row_chunk<VB, 6>(a, row, begin, end, k0, how);
+      default: return row_chunk<VB, 7>(a, row, begin, end, k0, how);
+    }
   }
 }
 
@@ -314,9 +346,10 @@ SPROCKET_SPMM_INLINE void rows_loop(const Args& a, int64_t r0, int64_t r1) {
     const int64_t rn = std::min(RB, r1 - rb);
     for (int64_t kb = 0; kb < a.K; kb += KB) {
       const int64_t kn = std::min(KB, a.K - kb);
-      b.C.p = buffer - kb;  // buffer row r - rb holds C's row r, columns [kb, kb + kn)
+      b.C.p = buffer;  // buffer row r - rb holds C's row r, columns [kb, kb + kn)
       b.C.s0 = KB;
       b.C.s1 = 1;
+      b.c_col_offset = kb;
       for (int64_t r = rb; r < rb + rn; ++r)
         row_pass<VB, W>(b, r - rb, int64_t(a.row_map[r]), int64_t(a.row_map[r + 1]), kb, kb + kn,
                         Store::init_beta_zero);
@@ -346,9 +379,10 @@ SPROCKET_SPMM_INLINE void csr_rows_range(const Args& a, int64_t r0, int64_t r1) 
   stream_fence(a.first_store);
 }
 
-template <int VB, class Args>
-SPROCKET_SPMM_INLINE void aspt_range(const Args& a, int64_t p0, int64_t p1) {
-  using Scalar = std::remove_const_t<std::remove_reference_t<decltype(*a.values)>>;
+/// scratch: column-major C only, panel_rows * k_chunk scalars of this thread's own: the panel's
+/// passes accumulate there row-major, and each column of C then receives one contiguous run.
+template <int VB, class Args, class Scalar>
+SPROCKET_SPMM_INLINE void aspt_range(const Args& a, int64_t p0, int64_t p1, Scalar* scratch) {
   constexpr int W = spmm_register_width<VB, Scalar>;
   const int64_t n = a.num_rows, P = a.panel_rows, K = a.K;
   for (int64_t p = p0; p < p1; ++p) {
@@ -358,9 +392,22 @@ SPROCKET_SPMM_INLINE void aspt_range(const Args& a, int64_t p0, int64_t p1) {
       rows_loop<VB>(a, r0, r1);
       continue;
     }
-    const Store init = a.first_store == Store::init ? Store::init : Store::init_beta_zero;
     for (int64_t kc = 0; kc < K; kc += a.k_chunk) {
       const int64_t kc_end = std::min(K, kc + a.k_chunk);
+      // The passes write C itself, or the scratch (row r - r0 holds C's row r, columns
+      // [kc, kc_end)) as raw sums, which then go to C scaled.
+      Args b = a;
+      int64_t row_offset = 0;
+      Store init = a.first_store == Store::init ? Store::init : Store::init_beta_zero;
+      if (scratch) {
+        b.C.p = scratch;
+        b.C.s0 = kc_end - kc;
+        b.C.s1 = 1;
+        b.c_col_offset = kc;
+        b.alpha = Scalar(1);
+        row_offset = r0;
+        init = Store::init_beta_zero;
+      }
       // Pass g in [g0, g1): heavy tile g; pass g1: the light entries.
       for (int64_t g = g0; g <= g1; ++g) {
         const Store how = g == g0 ? init : Store::add;
@@ -369,7 +416,18 @@ SPROCKET_SPMM_INLINE void aspt_range(const Args& a, int64_t p0, int64_t p1) {
           const int64_t begin = g == g0 ? int64_t(a.row_map[r]) : a.tile_row_end[(g - 1) * P + l];
           const int64_t end = g == g1 ? int64_t(a.row_map[r + 1]) : a.tile_row_end[g * P + l];
           if (begin == end && how == Store::add) continue;
-          row_pass<VB, W>(a, r, begin, end, kc, kc_end, how);
+          row_pass<VB, W>(b, r - row_offset, begin, end, kc, kc_end, how);
+        }
+      }
+      if (scratch) {
+        const int64_t kn = kc_end - kc, ld = a.C.s1;
+        for (int64_t j = kc; j < kc_end; ++j) {
+          Scalar* c = a.C.p + j * ld;
+          const Scalar* s = scratch + (j - kc);
+          if (a.first_store == Store::init)
+            for (int64_t r = r0; r < r1; ++r) c[r] = a.beta * c[r] + a.alpha * s[(r - r0) * kn];
+          else
+            for (int64_t r = r0; r < r1; ++r) c[r] = a.alpha * s[(r - r0) * kn];
         }
       }
     }
@@ -389,9 +447,9 @@ template <class Args>
 SPROCKET_SPMM_NOINLINE void csr_rows_range_native(const Args& a, int64_t r0, int64_t r1) {
   csr_rows_range<spmm_vector_bytes>(a, r0, r1);
 }
-template <class Args>
-SPROCKET_SPMM_NOINLINE void aspt_range_native(const Args& a, int64_t p0, int64_t p1) {
-  aspt_range<spmm_vector_bytes>(a, p0, p1);
+template <class Args, class Scalar>
+SPROCKET_SPMM_NOINLINE void aspt_range_native(const Args& a, int64_t p0, int64_t p1, Scalar* scratch) {
+  aspt_range<spmm_vector_bytes>(a, p0, p1, scratch);
 }
 
 #if defined(SPROCKET_SPMM_HOST_AVX2_CLONE)
@@ -399,17 +457,18 @@ template <class Args>
 __attribute__((target("avx2,fma"), noinline)) void csr_rows_range_avx2(const Args& a, int64_t r0, int64_t r1) {
   csr_rows_range<32>(a, r0, r1);
 }
-template <class Args>
-__attribute__((target("avx2,fma"), noinline)) void aspt_range_avx2(const Args& a, int64_t p0, int64_t p1) {
-  aspt_range<32>(a, p0, p1);
+template <class Args, class Scalar>
+__attribute__((target("avx2,fma"), noinline)) void aspt_range_avx2(const Args& a, int64_t p0, int64_t p1,
+                                                                    Scalar* scratch) {
+  aspt_range<32>(a, p0, p1, scratch);
 }
 #endif
 
 /// The kernels over raw B and C (C has c_rows x K elements): one instantiation per scalar types,
 /// B kind and execution space, whatever View types the caller has.
-template <DenseKind BKind, class ExecSpace, class Layout, class Parts, class Scalar>
+template <DenseKind BKind, class ExecSpace, class Layout, class Parts, class Workspace, class Scalar>
 void spmm_typed(const ExecSpace& space, bool tiled, const Layout& L, const Parts& parts, int64_t widest_tile,
-                Scalar alpha, const DenseRef<const Scalar, BKind>& B, Scalar beta,
+                Workspace& workspace, Scalar alpha, const DenseRef<const Scalar, BKind>& B, Scalar beta,
                 const DenseRef<Scalar, DenseKind::strided>& C, int64_t c_rows, int64_t K) {
   using BRef = DenseRef<const Scalar, BKind>;
   using CRef = DenseRef<Scalar, DenseKind::strided>;
@@ -424,6 +483,7 @@ void spmm_typed(const ExecSpace& space, bool tiled, const Layout& L, const Parts
   a.alpha = alpha;
   a.beta = beta;
   a.K = K;
+  a.c_col_offset = 0;
   const int64_t c_bytes = c_rows * K * static_cast<int64_t>(sizeof(Scalar));
   a.first_store = beta != Scalar(0) ? Store::init
                   : C.s1 == 1 && c_bytes > spmm_host_streaming_bytes ? Store::stream
@@ -437,22 +497,32 @@ void spmm_typed(const ExecSpace& space, bool tiled, const Layout& L, const Parts
   const int64_t chunk_unit = spmm_register_width<32, Scalar>;
   const int64_t fit = spmm_host_cache_bytes / ((L.panel_rows + widest_tile) * static_cast<int64_t>(sizeof(Scalar)));
   a.k_chunk = fit >= K ? K : std::max<int64_t>(chunk_unit, fit / chunk_unit * chunk_unit);
+  // Column-major C under aspt: each part accumulates its panels in its own scratch.
+  const int64_t num_parts = static_cast<int64_t>(parts.extent(0)) - 1;
+  const int64_t scratch_size = L.panel_rows * a.k_chunk;
+  Scalar* scratch = nullptr;
+  if (tiled && C.s0 == 1 && C.s1 != 1) {
+    if (static_cast<int64_t>(workspace.scratch.extent(0)) < num_parts * scratch_size)
+      workspace.scratch = decltype(workspace.scratch)(
+          Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmm::panel_scratch"), num_parts * scratch_size);
+    scratch = workspace.scratch.data();
+  }
   const bool avx2 = spmm_host_has_avx2();
   const int64_t* bounds = parts.data();
   Kokkos::parallel_for(
       tiled ? "Sprocket::spmm::host_aspt" : "Sprocket::spmm::host_csr_rows",
-      Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Static>>(space, 0, parts.extent(0) - 1),
+      Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Static>>(space, 0, num_parts),
       [=](const int64_t part) {
         const int64_t begin = bounds[part], end = bounds[part + 1];
 #if defined(SPROCKET_SPMM_HOST_AVX2_CLONE)
         if (avx2) {
-          if (tiled) aspt_range_avx2(a, begin, end);
+          if (tiled) aspt_range_avx2(a, begin, end, scratch ? scratch + part * scratch_size : nullptr);
           else csr_rows_range_avx2(a, begin, end);
           return;
         }
 #endif
         (void)avx2;
-        if (tiled) aspt_range_native(a, begin, end);
+        if (tiled) aspt_range_native(a, begin, end, scratch ? scratch + part * scratch_size : nullptr);
         else csr_rows_range_native(a, begin, end);
       });
 }
@@ -480,15 +550,23 @@ void pack_rows(const ExecSpace& space, const DenseRef<const Scalar, DenseKind::s
       });
 }
 
+/// The plan's host workspaces, grown by the first apply that needs them: a row-major copy of a
+/// LayoutLeft B, and per-thread panel scratch for aspt with a column-major C.
+template <class Scalar, class Device>
+struct SpmmWorkspace {
+  Kokkos::View<Scalar*, Device> packed;
+  Kokkos::View<Scalar*, Device> scratch;
+};
+
 /// The host entry point. parts: the plan's nnz-balanced boundaries over rows (csr_rows) or row
 /// panels (aspt), one part per host thread; widest_tile: the most columns of any heavy tile;
-/// packed: the plan's workspace for a row-major copy of B (grown here when too small). B and C:
-/// rank-2 Views of the plan's scalar type; B with unit stride along K is read in place with
-/// vector loads, LayoutLeft B is packed first when it has spmm_host_pack_columns or more columns
-/// (and gathered in place otherwise); C any layout (unit stride along K: vector stores).
-template <class ExecSpace, class Layout, class Parts, class Packed, class BView, class CView, class Scalar>
+/// workspace: the plan's SpmmWorkspace. B and C: rank-2 Views of the plan's scalar type; B with
+/// unit stride along K is read in place with vector loads, LayoutLeft B is packed first when it
+/// has spmm_host_pack_columns or more columns (and gathered in place otherwise); C any layout
+/// (unit stride along K: vector stores; column-major: runs of rows per column).
+template <class ExecSpace, class Layout, class Parts, class Workspace, class BView, class CView, class Scalar>
 void spmm(const ExecSpace& space, bool tiled, const Layout& L, const Parts& parts, int64_t widest_tile,
-          Packed& packed, Scalar alpha, const BView& B, Scalar beta, const CView& C) {
+          Workspace& workspace, Scalar alpha, const BView& B, Scalar beta, const CView& C) {
   using RowMajor = DenseRef<const Scalar, DenseKind::row_major>;
   using Strided = DenseRef<const Scalar, DenseKind::strided>;
   const int64_t n = B.extent(0), K = C.extent(1), c_rows = C.extent(0);
@@ -496,16 +574,18 @@ void spmm(const ExecSpace& space, bool tiled, const Layout& L, const Parts& part
                                                   static_cast<int64_t>(C.stride(1))};
   if (K == 1 || B.stride(1) == 1) {
     const RowMajor b = {B.data(), static_cast<int64_t>(B.stride(0)), 1};
-    spmm_typed(space, tiled, L, parts, widest_tile, alpha, b, beta, c, c_rows, K);
+    spmm_typed(space, tiled, L, parts, widest_tile, workspace, alpha, b, beta, c, c_rows, K);
   } else if (K >= spmm_host_pack_columns) {
-    if (static_cast<int64_t>(packed.extent(0)) < n * K)
-      packed = Packed(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmm::packed_B"), n * K);
+    if (static_cast<int64_t>(workspace.packed.extent(0)) < n * K)
+      workspace.packed = decltype(workspace.packed)(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmm::packed_B"),
+                                                    n * K);
     const Strided b = {B.data(), static_cast<int64_t>(B.stride(0)), static_cast<int64_t>(B.stride(1))};
-    pack_rows(space, b, n, K, packed.data());
-    spmm_typed(space, tiled, L, parts, widest_tile, alpha, RowMajor{packed.data(), K, 1}, beta, c, c_rows, K);
+    pack_rows(space, b, n, K, workspace.packed.data());
+    spmm_typed(space, tiled, L, parts, widest_tile, workspace, alpha, RowMajor{workspace.packed.data(), K, 1}, beta, c,
+               c_rows, K);
   } else {
     const Strided b = {B.data(), static_cast<int64_t>(B.stride(0)), static_cast<int64_t>(B.stride(1))};
-    spmm_typed(space, tiled, L, parts, widest_tile, alpha, b, beta, c, c_rows, K);
+    spmm_typed(space, tiled, L, parts, widest_tile, workspace, alpha, b, beta, c, c_rows, K);
   }
 }
 
