@@ -273,6 +273,7 @@ std::shared_ptr<const Sprocket::Preconditioner<double, Device>> make_preconditio
     M = Sprocket::make_chebyshev(p.A);
   }
   *description = M ? M->describe() : std::string("none\n");
+  if (description->empty() || description->back() != '\n') *description += "\n";
   return M;
 }
 
