@@ -8,6 +8,7 @@
 ///   auto M = Sprocket::make_block_jacobi(A, 4);             // inverses of the 4 x 4 diagonal blocks
 ///   auto M = Sprocket::make_block_jacobi(bsr);              // inverses of a BsrMatrix's diagonal blocks
 ///   auto M = Sprocket::make_chebyshev(A, cheb_options);     // Chebyshev polynomial in D^{-1} A
+///   auto M = Sprocket::make_incomplete_cholesky(A);         // (L L^T)^{-1}, A symmetric positive definite
 ///   Sprocket::block_gmres(*op, B, X, gmres_options, M.get());
 ///   std::cout << M->describe();
 ///
@@ -19,7 +20,7 @@
 /// through its own SpMV plan of A, which does see them (its bounds do not change).
 ///
 /// apply() overwrites Y and never reads it; X and Y must not alias. Jacobi and block-Jacobi may
-/// be applied concurrently; Chebyshev keeps work vectors and may not.
+/// be applied concurrently; Chebyshev and incomplete Cholesky keep work vectors and may not.
 #include <Kokkos_Core.hpp>
 #include <memory>
 #include <string>
@@ -48,6 +49,20 @@ struct ChebyshevOptions {
   double eig_ratio = 30;
   int power_iterations = 15;
   bool jacobi_scaling = true;
+};
+
+/// Threshold incomplete Cholesky (ICT) of a symmetric positive definite A, A ~= L L^T.
+struct IncompleteCholeskyOptions {
+  /// Entries of column j of L smaller than drop_tolerance * ||A(j:n, j)||_1 are dropped (MATLAB
+  /// ichol's 'ict' rule). 0 drops nothing: the complete Cholesky factorization in A's own
+  /// ordering (an exact solve; fill can be large for big 3-D problems). Smaller values: more
+  /// fill, fewer solver iterations.
+  double drop_tolerance = 1e-3;
+  /// When a pivot is not positive (dropping can make that happen even for SPD A) the
+  /// factorization restarts on A + alpha diag(A): alpha = initial_shift, then x10 per retry,
+  /// max_attempts factorizations in all.
+  double initial_shift = 1e-3;
+  int max_attempts = 8;
 };
 
 /// Y = D^{-1} X, D = diag(A) (duplicates summed). Throws InvalidArgument naming the first row
@@ -82,8 +97,17 @@ std::shared_ptr<Preconditioner<Scalar, Device>> make_chebyshev(std::shared_ptr<M
                                                                 const DiagonalView& diagonal,
                                                                 const ChebyshevOptions& options = {});
 
+/// Incomplete Cholesky of a CRS matrix (host factorization and host triangular solves, see
+/// impl/precond/incomplete_cholesky.hpp). Throws InvalidArgument when A is not square, not
+/// symmetric (naming the pair of entries), has a diagonal entry that is not positive (naming the
+/// row), or breaks down at every shift.
+template <class CrsType, std::enable_if_t<is_crs_matrix_v<CrsType>, int> = 0>
+std::shared_ptr<Preconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
+make_incomplete_cholesky(const CrsType& A, const IncompleteCholeskyOptions& options = {});
+
 }  // namespace Sprocket
 
 #include "impl/precond/block_jacobi.hpp"
 #include "impl/precond/chebyshev.hpp"
+#include "impl/precond/incomplete_cholesky.hpp"
 #include "impl/precond/jacobi.hpp"

@@ -6,9 +6,14 @@
 //  - Chebyshev: the closed form on diagonal matrices (the residual polynomial of d steps is
 //    T_d((theta - lambda) / delta) / T_d(theta / delta)), the power-method bound on poisson3d
 //    against the known spectrum, fewer GMRES iterations than no preconditioner on poisson3d;
+//  - incomplete Cholesky: without dropping, L equals a dense Cholesky factor computed here and
+//    T (A X) = X; with dropping, fewer entries, T symmetric and positive definite, and on a
+//    badly conditioned matrix fewer LOBPCG iterations than Jacobi; the diagonal shift after a
+//    breakdown (a symmetric indefinite matrix) and the error once the attempts run out;
 //  - multivector apply equals column-by-column apply (Y poisoned before every apply);
 //  - errors: zero / missing diagonal naming the row, singular block naming the block and rows,
-//    missing BSR diagonal block, non-square A, bad options, mismatched apply extents.
+//    missing BSR diagonal block, non-square A, bad options, mismatched apply extents, a
+//    nonsymmetric matrix (incomplete Cholesky names the pair).
 //
 // No device code here (nvcc refuses extended lambdas in gtest's private TestBody).
 #include <gtest/gtest.h>
@@ -24,6 +29,7 @@
 #include "Sprocket_BsrMatrix.hpp"
 #include "Sprocket_Crs.hpp"
 #include "Sprocket_Generators.hpp"
+#include "Sprocket_Lobpcg.hpp"
 #include "Sprocket_Preconditioners.hpp"
 #include "Sprocket_Spmv.hpp"
 #include "sprocket_test_utils.hpp"
@@ -87,6 +93,58 @@ HostDense block_diagonal_times(const HostCsr& A, int64_t b, const HostDense& X) 
   return Y;
 }
 
+/// Random symmetric positive definite matrix: the pattern of R + R^T, off-diagonal values in
+/// [-1, 1], diagonal (sum of |row| + margin) stored as two duplicate entries, each row's entries
+/// in reverse column order (unsorted).
+HostCsr spd_unsorted_with_duplicates(int64_t n, double avg_row, double margin, uint64_t salt) {
+  const HostCsr R = test::random_csr(n, n, avg_row, salt);
+  std::vector<std::vector<std::pair<int64_t, double>>> rows(n);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t k = R.row_map[i]; k < R.row_map[i + 1]; ++k) {
+      const int64_t j = R.entries[k];
+      if (j == i) continue;
+      rows[i].emplace_back(j, R.values[k]);  // entry and its mirror: symmetric by construction
+      rows[j].emplace_back(i, R.values[k]);
+    }
+  HostCsr A;
+  A.num_rows = A.num_cols = n;
+  A.row_map.assign(n + 1, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    double sum = 0;
+    for (const auto& e : rows[i]) sum += std::fabs(e.second);
+    rows[i].emplace_back(i, 0.25 * (sum + margin));
+    rows[i].emplace_back(i, 0.75 * (sum + margin));
+    std::sort(rows[i].begin(), rows[i].end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (const auto& e : rows[i]) {
+      A.entries.push_back(static_cast<int>(e.first));
+      A.values.push_back(e.second);
+    }
+    A.row_map[i + 1] = A.nnz();
+  }
+  return A;
+}
+
+/// Dense row-major copy of A (duplicates summed), values rounded to Scalar.
+template <class Scalar>
+std::vector<double> dense_of(const HostCsr& A) {
+  std::vector<double> d(static_cast<size_t>(A.num_rows * A.num_cols), 0.0);
+  for (int64_t i = 0; i < A.num_rows; ++i)
+    for (int64_t k = A.row_map[i]; k < A.row_map[i + 1]; ++k)
+      d[i * A.num_cols + A.entries[k]] += static_cast<double>(static_cast<Scalar>(A.values[k]));
+  return d;
+}
+
+/// Y = A X on the host with A's values rounded to Scalar.
+template <class Scalar>
+HostDense times(const HostCsr& A, const HostDense& X) {
+  HostDense Y(A.num_rows, X.num_cols, 0.0);
+  for (int64_t q = 0; q < X.num_cols; ++q)
+    for (int64_t i = 0; i < A.num_rows; ++i)
+      for (int64_t k = A.row_map[i]; k < A.row_map[i + 1]; ++k)
+        Y(i, q) += static_cast<double>(static_cast<Scalar>(A.values[k])) * X(A.entries[k], q);
+  return Y;
+}
+
 double max_abs_difference(const HostDense& a, const HostDense& b) {
   double m = 0;
   for (size_t i = 0; i < a.data.size(); ++i) {
@@ -100,6 +158,16 @@ double max_abs(const HostDense& a) {
   double m = 0;
   for (double v : a.data) m = std::max(m, std::fabs(v));
   return m;
+}
+
+template <class F>
+std::string thrown_message(F&& f) {
+  try {
+    f();
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  }
+  return "(nothing thrown)";
 }
 
 template <class Scalar>
@@ -301,14 +369,162 @@ TEST(Preconditioners, ChebyshevReducesGmresIterationsOnPoisson3d) {
   EXPECT_LT(iterations[1], 0.7 * iterations[0]) << "without " << iterations[0] << ", with Chebyshev " << iterations[1];
 }
 
+// ---- incomplete Cholesky ------------------------------------------------------------------------
+
+template <class Scalar>
+const IncompleteCholeskyPreconditioner<Scalar, Device>& as_ic(const std::shared_ptr<Preconditioner<Scalar, Device>>& M) {
+  const auto* ic = dynamic_cast<const IncompleteCholeskyPreconditioner<Scalar, Device>*>(M.get());
+  if (!ic) throw std::logic_error("not an IncompleteCholeskyPreconditioner");
+  return *ic;
+}
+
+// drop_tolerance 0: the complete factorization, entry by entry against a dense Cholesky of the
+// same (Scalar-rounded) values, and an exact inverse: T (A X) = X.
+TYPED_TEST(Preconditioners, IncompleteCholeskyWithoutDroppingIsExact) {
+  using Scalar = TypeParam;
+  const double eps = std::numeric_limits<Scalar>::epsilon();
+  const int64_t n = 90;
+  const HostCsr A = spd_unsorted_with_duplicates(n, 4, 0.5, 120);
+  IncompleteCholeskyOptions options;
+  options.drop_tolerance = 0;
+  const auto M = make_incomplete_cholesky(to_crs<CrsOf<Scalar>>(A), options);
+  const auto& ic = as_ic(M);
+  EXPECT_EQ(ic.shift(), 0.0);
+  EXPECT_NE(M->describe().find("nothing dropped"), std::string::npos) << M->describe();
+  // Dense Cholesky, lower triangle, row-major.
+  std::vector<double> L = dense_of<Scalar>(A);
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t k = 0; k < j; ++k) L[j * n + j] -= L[j * n + k] * L[j * n + k];
+    ASSERT_GT(L[j * n + j], 0.0);
+    L[j * n + j] = std::sqrt(L[j * n + j]);
+    for (int64_t i = j + 1; i < n; ++i) {
+      for (int64_t k = 0; k < j; ++k) L[i * n + j] -= L[i * n + k] * L[j * n + k];
+      L[i * n + j] /= L[j * n + j];
+    }
+  }
+  const auto& f = ic.factor();
+  ASSERT_EQ(f.n, n);
+  int64_t stored_nonzeros = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    ASSERT_NEAR(f.diagonal[j], L[j * n + j], 1e-12 * L[j * n + j]) << "L(" << j << ", " << j << ")";
+    std::vector<double> column(n, 0.0);
+    for (int64_t q = f.col_ptr[j]; q < f.col_ptr[j + 1]; ++q) {
+      ASSERT_GT(f.rows[q], j);
+      if (q > f.col_ptr[j]) ASSERT_GT(f.rows[q], f.rows[q - 1]) << "rows sorted in column " << j;
+      column[f.rows[q]] = f.values[q];
+    }
+    for (int64_t i = j + 1; i < n; ++i) {
+      ASSERT_NEAR(column[i], L[i * n + j], 1e-12 * L[j * n + j]) << "L(" << i << ", " << j << ")";
+      stored_nonzeros += L[i * n + j] != 0;
+    }
+  }
+  EXPECT_EQ(ic.nnz(), stored_nonzeros + n);  // exactly the structural fill, nothing dropped
+  for (int cols : {1, 3}) {
+    const HostDense X = test::random_dense(n, cols, 121 + cols);
+    const HostDense Y = apply(*M, times<Scalar>(A, X));
+    EXPECT_LE(max_abs_difference(Y, X), 500 * eps * max_abs(X)) << cols << " columns";
+  }
+}
+
+// With dropping: fewer entries than the complete factor, and T stays symmetric positive
+// definite (what LOBPCG and CG need) on a 2-D Poisson matrix.
+TYPED_TEST(Preconditioners, IncompleteCholeskyDropsAndStaysSymmetricPositiveDefinite) {
+  using Scalar = TypeParam;
+  const double eps = std::numeric_limits<Scalar>::epsilon();
+  const HostCsr A = gen::poisson2d(24);
+  const auto a = to_crs<CrsOf<Scalar>>(A);
+  IncompleteCholeskyOptions complete, dropped;
+  complete.drop_tolerance = 0;
+  dropped.drop_tolerance = 1e-2;
+  const auto Mc = make_incomplete_cholesky(a, complete);
+  const auto Md = make_incomplete_cholesky(a, dropped);
+  EXPECT_LT(as_ic(Md).nnz(), as_ic(Mc).nnz() / 2) << Md->describe();
+  EXPECT_GT(as_ic(Md).factor().dropped, 0);
+  EXPECT_NE(Md->describe().find("dropped"), std::string::npos) << Md->describe();
+  const HostDense UV = test::random_dense(A.num_rows, 2, 130);
+  const HostDense TUV = apply(*Md, UV);
+  double utv = 0, vtu = 0, utu = 0, uu = 0;
+  for (int64_t i = 0; i < A.num_rows; ++i) {
+    utv += UV(i, 0) * TUV(i, 1);
+    vtu += UV(i, 1) * TUV(i, 0);
+    utu += UV(i, 0) * TUV(i, 0);
+    uu += UV(i, 0) * UV(i, 0);
+  }
+  EXPECT_NEAR(utv, vtu, 100 * eps * std::sqrt(uu) * max_abs(TUV) * A.num_rows) << "T is not symmetric";
+  EXPECT_GT(utu, 0.0);
+  // And it approximates A^{-1}: ||T A x - x|| well below ||x|| (Jacobi gives about 1).
+  const HostDense X = test::random_dense(A.num_rows, 1, 131);
+  const HostDense Y = apply(*Md, times<Scalar>(A, X));
+  EXPECT_LT(max_abs_difference(Y, X), 0.5 * max_abs(X));
+}
+
+// A symmetric but indefinite matrix with a positive diagonal ([[1, 2], [2, 1]] blocks) breaks
+// down: the factorization shifts the diagonal (1e-3, 1e-2, ..., 10 x diag(A): the first shift
+// with (1 + alpha)^2 > 4 succeeds) and says so; with too few attempts it throws naming the row.
+TEST(Preconditioners, IncompleteCholeskyShiftsAfterBreakdown) {
+  using Crs = CrsOf<double>;
+  std::vector<Triplet> t;
+  for (int64_t b = 0; b < 5; ++b) {
+    t.push_back({2 * b, 2 * b, 1.0});
+    t.push_back({2 * b, 2 * b + 1, 2.0});
+    t.push_back({2 * b + 1, 2 * b, 2.0});
+    t.push_back({2 * b + 1, 2 * b + 1, 1.0});
+  }
+  const Crs A = to_crs<Crs>(HostCsr::from_triplets(10, 10, t));
+  IncompleteCholeskyOptions options;
+  options.drop_tolerance = 0;
+  const auto M = make_incomplete_cholesky(A, options);
+  EXPECT_DOUBLE_EQ(as_ic(M).shift(), 10.0);
+  EXPECT_EQ(as_ic(M).factor().attempts, 6);
+  EXPECT_NE(M->describe().find("diagonal shifted by 10 x diag(A) after 5 breakdown(s)"), std::string::npos)
+      << M->describe();
+  options.max_attempts = 3;
+  const std::string message = thrown_message([&] { make_incomplete_cholesky(A, options); });
+  EXPECT_NE(message.find("broke down at row 1 in all 3 attempts"), std::string::npos) << message;
+}
+
+// Where it pays: the 5 smallest eigenpairs of an anisotropic 2-D operator (condition ~1e6):
+// incomplete Cholesky needs far fewer LOBPCG iterations than Jacobi.
+TEST(Preconditioners, IncompleteCholeskySpeedsUpLobpcg) {
+  using Crs = CrsOf<double>;
+  const int64_t side = 40, n = side * side;
+  std::vector<Triplet> t;
+  for (int64_t y = 0; y < side; ++y)
+    for (int64_t x = 0; x < side; ++x) {
+      const int64_t i = y * side + x;
+      const double ex = 1.0, ey = 1e-3;  // strong coupling along x only
+      t.push_back({i, i, 2 * ex + 2 * ey});
+      if (x > 0) t.push_back({i, i - 1, -ex});
+      if (x + 1 < side) t.push_back({i, i + 1, -ex});
+      if (y > 0) t.push_back({i, i - side, -ey});
+      if (y + 1 < side) t.push_back({i, i + side, -ey});
+    }
+  const Crs A = to_crs<Crs>(HostCsr::from_triplets(n, n, t));
+  const auto op = make_operator(SpmvPlan<Crs>(A));
+  int iterations[2] = {0, 0};
+  const std::shared_ptr<Preconditioner<double, Device>> T[2] = {make_jacobi(A), make_incomplete_cholesky(A)};
+  for (int k = 0; k < 2; ++k) {
+    LobpcgOptions options;
+    options.nev = 5;
+    options.tol = 1e-8;
+    options.max_iterations = 2000;
+    MultiVectorOf<double> X("X", n, 5);
+    const LobpcgResult r = lobpcg(*op, X, options, T[k].get());
+    ASSERT_EQ(r.status, SolverStatus::converged) << T[k]->describe() << ": " << r.message;
+    iterations[k] = r.iterations;
+  }
+  EXPECT_LT(iterations[1], iterations[0] / 3) << "Jacobi " << iterations[0] << ", incomplete Cholesky " << iterations[1];
+}
+
 // Chebyshev keeps work vectors sized by the column count: alternate block widths.
 TYPED_TEST(Preconditioners, MultivectorApplyEqualsColumnByColumn) {
   using Scalar = TypeParam;
   const double eps = std::numeric_limits<Scalar>::epsilon();
   const HostCsr A = dominant_with_duplicate_diagonal(120, 5, 70);
   const CrsOf<Scalar> a = to_crs<CrsOf<Scalar>>(A);
-  const std::vector<std::shared_ptr<Preconditioner<Scalar, Device>>> all = {make_jacobi(a), make_block_jacobi(a, 5),
-                                                                           make_chebyshev(a)};
+  const CrsOf<Scalar> spd = to_crs<CrsOf<Scalar>>(spd_unsorted_with_duplicates(120, 5, 1.0, 72));
+  const std::vector<std::shared_ptr<Preconditioner<Scalar, Device>>> all = {
+      make_jacobi(a), make_block_jacobi(a, 5), make_chebyshev(a), make_incomplete_cholesky(spd)};
   const HostDense X = test::random_dense(A.num_rows, 4, 71);
   for (const auto& M : all) {
     const HostDense Y = apply(*M, X);
@@ -323,16 +539,6 @@ TYPED_TEST(Preconditioners, MultivectorApplyEqualsColumnByColumn) {
 }
 
 // ---- errors -------------------------------------------------------------------------------------
-
-template <class F>
-std::string thrown_message(F&& f) {
-  try {
-    f();
-  } catch (const InvalidArgument& e) {
-    return e.what();
-  }
-  return "(nothing thrown)";
-}
 
 TEST(Preconditioners, ZeroOrMissingDiagonalNamesTheRow) {
   using Crs = CrsOf<double>;
@@ -422,6 +628,45 @@ TEST(Preconditioners, BadArgumentsThrow) {
   EXPECT_THROW(M->apply(MV("X", 20, 2), MV("Y", 20, 3)), InvalidArgument);
   const auto C = make_chebyshev(square);
   EXPECT_THROW(C->apply(MV("X", 20, 1), MV("Y", 21, 1)), InvalidArgument);
+  // Incomplete Cholesky: non-square, nonsymmetric (names the pair), bad diagonal (names the
+  // row), bad options, mismatched extents; an empty matrix is fine.
+  EXPECT_THROW(make_incomplete_cholesky(rect), InvalidArgument);
+  HostCsr nonsymmetric = spd_unsorted_with_duplicates(20, 3, 1.0, 102);
+  int64_t changed_row = -1, changed_col = -1;
+  for (int64_t i = 0; i < 20 && changed_row < 0; ++i)
+    for (int64_t k = nonsymmetric.row_map[i]; k < nonsymmetric.row_map[i + 1]; ++k)
+      if (nonsymmetric.entries[k] > i) {
+        changed_row = i, changed_col = nonsymmetric.entries[k];
+        nonsymmetric.values[k] += 0.5;
+        break;
+      }
+  ASSERT_GE(changed_row, 0);
+  const std::string pair = "A(" + std::to_string(changed_row) + ", " + std::to_string(changed_col) + ")";
+  const std::string not_symmetric = thrown_message([&] { make_incomplete_cholesky(to_crs<Crs>(nonsymmetric)); });
+  EXPECT_NE(not_symmetric.find("not symmetric: " + pair), std::string::npos) << not_symmetric;
+  HostCsr negative = gen::poisson2d(5);
+  for (int64_t k = negative.row_map[6]; k < negative.row_map[7]; ++k)
+    if (negative.entries[k] == 6) negative.values[k] = -4;
+  const std::string bad_diagonal = thrown_message([&] { make_incomplete_cholesky(to_crs<Crs>(negative)); });
+  EXPECT_NE(bad_diagonal.find("row 6 has diagonal entry -4"), std::string::npos) << bad_diagonal;
+  const Crs poisson = to_crs<Crs>(gen::poisson2d(5));
+  for (double drop : {-1.0, std::numeric_limits<double>::quiet_NaN()}) {
+    IncompleteCholeskyOptions io;
+    io.drop_tolerance = drop;
+    EXPECT_THROW(make_incomplete_cholesky(poisson, io), InvalidArgument) << drop;
+  }
+  IncompleteCholeskyOptions io;
+  io.initial_shift = 0;
+  EXPECT_THROW(make_incomplete_cholesky(poisson, io), InvalidArgument);
+  io = {};
+  io.max_attempts = 0;
+  EXPECT_THROW(make_incomplete_cholesky(poisson, io), InvalidArgument);
+  const auto ic = make_incomplete_cholesky(poisson);
+  EXPECT_THROW(ic->apply(MV("X", 24, 1), MV("Y", 25, 1)), InvalidArgument);
+  EXPECT_THROW(ic->apply(MV("X", 25, 2), MV("Y", 25, 1)), InvalidArgument);
+  const auto empty = make_incomplete_cholesky(to_crs<Crs>(HostCsr::from_triplets(0, 0, {})));
+  EXPECT_EQ(empty->num_rows(), 0);
+  empty->apply(MV("X", 0, 2), MV("Y", 0, 2));
 }
 
 // The generic Chebyshev over any operator (here an SpMV plan) with the diagonal as a View equals

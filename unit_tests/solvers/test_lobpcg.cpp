@@ -146,18 +146,17 @@ struct Run {
   int last_callback_converged = -1;
 };
 
-/// Solves on the device: A (and M) through SpmvPlan operators, Jacobi from make_jacobi when
-/// asked. X0: the initial guess (nullptr: an all-zero X, i.e. a random start); the returned
+/// Solves on the device: A (and M) through SpmvPlan operators, with the given preconditioner
+/// (solve_with) or Jacobi from make_jacobi when asked (solve). X0: the initial guess (nullptr: an all-zero X, i.e. a random start); the returned
 /// eigenvectors are read back from the same View.
 template <class Scalar = double>
-Run<Scalar> solve(const HostCsr& A, const HostCsr* M, bool jacobi, LobpcgOptions options,
-                  const HostDense* X0 = nullptr) {
+Run<Scalar> solve_with(const HostCsr& A, const HostCsr* M, std::shared_ptr<OperatorOf<Scalar>> precond,
+                       LobpcgOptions options, const HostDense* X0 = nullptr) {
   using Crs = CrsOf<Scalar>;
   const Crs a = Sprocket::to_crs<Crs>(A);
   const auto op_a = Sprocket::make_operator(Sprocket::SpmvPlan<Crs>(a));
-  std::shared_ptr<OperatorOf<Scalar>> op_m, precond;
+  std::shared_ptr<OperatorOf<Scalar>> op_m;
   if (M) op_m = Sprocket::make_operator(Sprocket::SpmvPlan<Crs>(Sprocket::to_crs<Crs>(*M)));
-  if (jacobi) precond = Sprocket::make_jacobi(a);
   MVOf<Scalar> X("X", A.num_rows, options.nev);
   if (X0) X = Sprocket::test::to_view<MVOf<Scalar>>(*X0);
   Run<Scalar> run;
@@ -170,6 +169,14 @@ Run<Scalar> solve(const HostCsr& A, const HostCsr* M, bool jacobi, LobpcgOptions
   run.result = Sprocket::lobpcg(*op_a, X, options, precond.get(), op_m.get());
   run.X = Sprocket::test::to_host_dense(X);
   return run;
+}
+
+template <class Scalar = double>
+Run<Scalar> solve(const HostCsr& A, const HostCsr* M, bool jacobi, LobpcgOptions options,
+                  const HostDense* X0 = nullptr) {
+  std::shared_ptr<OperatorOf<Scalar>> precond;
+  if (jacobi) precond = Sprocket::make_jacobi(Sprocket::to_crs<CrsOf<Scalar>>(A));
+  return solve_with<Scalar>(A, M, precond, options, X0);
 }
 
 /// ||A x_j - lambda_j M x_j|| / (max(|lambda_j|, sqrt(eps) * norm) ||x_j||) on the host in double.
@@ -400,17 +407,99 @@ TEST(Lobpcg, FloatMatchesDsyev) {
 // =============================================================================================
 // SciPy eigsh on the shared SPD matrices
 
+/// The preconditioner of a case: none, Jacobi, or the one suited to the wanted end, incomplete
+/// Cholesky of A ~ A^{-1} for the smallest and of sigma I - A ~ (sigma I - A)^{-1} for the largest
+/// (sigma just above lambda_max from the power method: the shift-and-invert of the top, made
+/// cheap and approximate; A^{-1}-like preconditioners point at the wrong end there).
+enum class Prec { none, jacobi, suited };
+
+const char* name_of(Prec p) { return p == Prec::none ? "none" : p == Prec::jacobi ? "jacobi" : "suited"; }
+
+/// ||A||_2 from below: power method, `steps` reference SpMVs.
+double power_estimate(const HostCsr& A, int steps) {
+  std::vector<double> v(A.num_rows), w(A.num_rows);
+  for (int64_t i = 0; i < A.num_rows; ++i) v[i] = 1.0 + static_cast<double>(i % 5) / 5.0;
+  double estimate = 0;
+  for (int s = 0; s < steps; ++s) {
+    double norm = 0;
+    for (double e : v) norm += e * e;
+    norm = std::sqrt(norm);
+    for (double& e : v) e /= norm;
+    Sprocket::reference::spmv("N", 1.0, A, v, 0.0, w);
+    estimate = 0;
+    for (double e : w) estimate += e * e;
+    estimate = std::sqrt(estimate);
+    std::swap(v, w);
+  }
+  return estimate;
+}
+
+/// sigma I - A.
+HostCsr shifted_negative(const HostCsr& A, double sigma) {
+  std::vector<Sprocket::Triplet> t;
+  for (int64_t i = 0; i < A.num_rows; ++i) {
+    t.push_back({i, i, sigma});
+    for (int64_t k = A.row_map[i]; k < A.row_map[i + 1]; ++k) t.push_back({i, A.entries[k], -A.values[k]});
+  }
+  return HostCsr::from_triplets(A.num_rows, A.num_cols, t);
+}
+
+std::shared_ptr<OperatorOf<double>> preconditioner_for(const HostCsr& A, Which which, Prec prec) {
+  using Crs = CrsOf<double>;
+  if (prec == Prec::none) return nullptr;
+  if (prec == Prec::jacobi) return Sprocket::make_jacobi(Sprocket::to_crs<Crs>(A));
+  Sprocket::IncompleteCholeskyOptions options;
+  options.drop_tolerance = 1e-4;
+  if (which == Which::smallest) return Sprocket::make_incomplete_cholesky(Sprocket::to_crs<Crs>(A), options);
+  const double sigma = 1.05 * power_estimate(A, 30);
+  return Sprocket::make_incomplete_cholesky(Sprocket::to_crs<Crs>(shifted_negative(A, sigma)), options);
+}
+
+/// A run that did not converge must say so with numbers that back the claim: max_iterations
+/// after exactly the budget, the true residuals (recomputed on the host), at least one above
+/// tol, and Ritz values on the right side of the true eigenvalues (Cauchy interlacing: the j-th
+/// smallest Ritz value is never below the j-th smallest eigenvalue, the j-th largest never above
+/// the j-th largest).
+void expect_honest_report(const Run<double>& run, const HostCsr& A, const std::vector<double>& expected,
+                          Which which, double norm, const LobpcgOptions& options, const std::string& what) {
+  SCOPED_TRACE(what);
+  const LobpcgResult& r = run.result;
+  const int k = static_cast<int>(expected.size());
+  EXPECT_EQ(r.status, SolverStatus::max_iterations) << r.message;
+  EXPECT_EQ(r.iterations, options.max_iterations);
+  EXPECT_NE(r.message.find("not converged"), std::string::npos) << r.message;
+  ASSERT_EQ(static_cast<int>(r.eigenvalues.size()), k);
+  ASSERT_EQ(static_cast<int>(r.residuals.size()), k);
+  const std::vector<double> res = host_residuals(A, nullptr, run.X, r.eigenvalues, norm, 1e-16);
+  bool some_unconverged = false;
+  for (int j = 0; j < k; ++j) {
+    ASSERT_TRUE(std::isfinite(r.eigenvalues[j]) && std::isfinite(r.residuals[j])) << "pair " << j;
+    some_unconverged = some_unconverged || r.residuals[j] > options.tol;
+    const double slack = 1e-12 * std::fabs(expected[j]);
+    if (which == Which::smallest) EXPECT_GE(r.eigenvalues[j], expected[j] - slack) << "pair " << j;
+    else EXPECT_LE(r.eigenvalues[j], expected[j] + slack) << "pair " << j;
+  }
+  // Recomputed with the floor 1e-8 ||A||_2, below the solver's sqrt(eps) ||A||_est unless its
+  // estimate is far too small: a pair the solver calls unconverged is unconverged here too.
+  for (int j = 0; j < k; ++j)
+    if (r.residuals[j] > options.tol) EXPECT_GT(res[j], 0.5 * options.tol) << "pair " << j;
+  EXPECT_TRUE(some_unconverged);
+}
+
 struct ScipyCase {
   const char* matrix;
   Which which;
   int nev;
-  bool jacobi;
-  double tol;
+  Prec prec;
   int max_iterations;
+  /// The case is known to converge in max_iterations: anything else fails. Otherwise either
+  /// outcome passes as long as it is the truth (expect_converged or expect_honest_report).
+  bool must_converge;
+  int block_size = 0;  ///< LobpcgOptions::block_size (0: the default guard vectors)
 };
 
 void PrintTo(const ScipyCase& c, std::ostream* os) {
-  *os << c.matrix << " " << name_of(c.which) << " nev " << c.nev << (c.jacobi ? " jacobi" : "") << " tol " << c.tol;
+  *os << c.matrix << " " << name_of(c.which) << " nev " << c.nev << " prec " << name_of(c.prec);
 }
 
 class LobpcgVsEigsh : public ::testing::TestWithParam<ScipyCase> {};
@@ -426,39 +515,60 @@ TEST_P(LobpcgVsEigsh, SharedMatrix) {
   LobpcgOptions options;
   options.nev = c.nev;
   options.which = c.which;
-  options.tol = c.tol;
+  options.tol = 1e-8;
   options.max_iterations = c.max_iterations;
+  options.block_size = c.block_size;
   options.seed = static_cast<unsigned>(Sprocket::test::seed_for(500 + c.nev));
-  const auto run = solve(A, nullptr, c.jacobi, options);
+  const auto run = solve_with<double>(A, nullptr, preconditioner_for(A, c.which, c.prec), options);
   std::printf("[lobpcg] %-9s %-8s nev %2d %-6s: %s, %d iterations, %.2f s\n", c.matrix, name_of(c.which), c.nev,
-              c.jacobi ? "jacobi" : "none", Sprocket::to_string(run.result.status), run.result.iterations,
+              name_of(c.prec), Sprocket::to_string(run.result.status), run.result.iterations,
               run.result.timings.total);
-  // Eigenvalues to 1e-8 relative; the residual tolerance is what each case can reach in its
-  // iteration budget (eigenvalue errors are of the order of the squared residual).
-  expect_converged(run, A, nullptr, expected, norm, c.tol, 1e-8,
-                   std::string(c.matrix) + " " + name_of(c.which) + " nev " + std::to_string(c.nev));
+  const std::string what = std::string(c.matrix) + " " + name_of(c.which) + " nev " + std::to_string(c.nev) +
+                           " prec " + name_of(c.prec);
+  // Eigenvalues to 1e-8 relative (in fact far better: their error is of the order of the
+  // squared residual).
+  if (c.must_converge || run.result.status == SolverStatus::converged)
+    expect_converged(run, A, nullptr, expected, norm, options.tol, 1e-8, what);
+  else
+    expect_honest_report(run, A, expected, c.which, norm, options, what);
 }
 
-// Each matrix at both ends, every nev in {1, 5, 10}, with and without Jacobi, and the smallest of
-// bcsstk15 (1.0 six times, then 734.9) and bcsstk16 (1.0 seventy-four times). Combinations that
-// take thousands of iterations (smallest of bcsstk13 and msc04515, any Jacobi largest except
-// crystm01's and msc04515's) are left to the non-convergence test below.
-INSTANTIATE_TEST_SUITE_P(Shared, LobpcgVsEigsh,
-                         ::testing::Values(ScipyCase{"bcsstk13", Which::largest, 10, false, 1e-8, 200},
-                                           ScipyCase{"bcsstk15", Which::smallest, 5, true, 1e-8, 1500},
-                                           ScipyCase{"bcsstk15", Which::largest, 1, false, 1e-8, 200},
-                                           ScipyCase{"bcsstk16", Which::smallest, 10, true, 1e-8, 300},
-                                           ScipyCase{"bcsstk16", Which::smallest, 1, false, 1e-8, 1000},
-                                           ScipyCase{"bcsstk16", Which::largest, 5, false, 1e-8, 200},
-                                           ScipyCase{"crystm01", Which::smallest, 10, true, 1e-8, 300},
-                                           ScipyCase{"crystm01", Which::largest, 1, true, 1e-8, 500},
-                                           ScipyCase{"msc04515", Which::largest, 5, false, 1e-8, 300},
-                                           ScipyCase{"1138_bus", Which::largest, 10, false, 1e-8, 300},
-                                           ScipyCase{"1138_bus", Which::smallest, 5, true, 1e-4, 3000}),
+/// The matrix: every shared SPD matrix, both ends, nev 1, 5 and 10, with no
+/// preconditioner and with the one suited to the end. Must converge: every preconditioned case
+/// and the unpreconditioned largest (except bcsstk15 nev 5, whose 7th and 8th largest eigenvalues
+/// lie within 2e-5 relative of each other at the edge of the block: more than 1000 iterations).
+/// The unpreconditioned smallest of ill-conditioned matrices (bcsstk13 1e10, msc04515 2e6,
+/// bcsstk15, 1138_bus) need tens of thousands of iterations (convergence goes with the square
+/// root of the relative gap, ~1e-8 there): those get a budget of 300 and must tell the truth.
+std::vector<ScipyCase> eigsh_cases() {
+  std::vector<ScipyCase> cases;
+  for (const char* m : {"bcsstk13", "bcsstk15", "bcsstk16", "crystm01", "msc04515", "1138_bus"})
+    for (Which which : {Which::smallest, Which::largest})
+      for (int nev : {1, 5, 10})
+        for (Prec prec : {Prec::none, Prec::suited}) {
+          const bool hard = which == Which::smallest && prec == Prec::none;
+          const bool cluster = std::string(m) == "bcsstk15" && which == Which::largest && nev == 5 && prec == Prec::none;
+          // crystm01's smallest eigenvalues come in two 6-fold clusters 5e-5 apart (then a gap of
+          // 10%): the default block of 7 for nev 5 cuts the second cluster, leaving the wanted
+          // pairs a relative gap of 5e-5 (hundreds to thousands of iterations depending on the
+          // start); a block covering both clusters converges in tens.
+          const int block = std::string(m) == "crystm01" && which == Which::smallest && nev == 5 ? 12 : 0;
+          cases.push_back({m, which, nev, prec, hard || cluster ? 300 : 600, !hard && !cluster, block});
+        }
+  // Jacobi where it works: matrices whose diagonal varies little (crystm01) and bcsstk16's
+  // 74-fold smallest eigenvalue 1.0.
+  cases.push_back({"crystm01", Which::smallest, 10, Prec::jacobi, 300, true});
+  cases.push_back({"crystm01", Which::largest, 1, Prec::jacobi, 500, true});
+  cases.push_back({"bcsstk16", Which::smallest, 10, Prec::jacobi, 300, true});
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Shared, LobpcgVsEigsh, ::testing::ValuesIn(eigsh_cases()),
                          [](const ::testing::TestParamInfo<ScipyCase>& info) {
                            const ScipyCase& c = info.param;
                            std::string name = std::string(c.matrix) + (c.which == Which::smallest ? "Smallest" : "Largest") +
-                                              std::to_string(c.nev) + (c.jacobi ? "Jacobi" : "");
+                                              std::to_string(c.nev) +
+                                              (c.prec == Prec::none ? "" : c.prec == Prec::jacobi ? "Jacobi" : "Preconditioned");
                            std::replace(name.begin(), name.end(), '_', 'x');
                            return name;
                          });
