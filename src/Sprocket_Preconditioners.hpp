@@ -16,8 +16,8 @@
 /// throws InvalidArgument naming the row or block when A cannot give a preconditioner: a zero or
 /// missing diagonal entry (Jacobi, Chebyshev with Jacobi scaling), a singular diagonal block
 /// (block-Jacobi), a non-square A, bad options. Preconditioners copy what they need (inverse
-/// diagonal, inverse blocks): later changes of A's values are not seen; Chebyshev applies A
-/// through its own SpMV plan of A, which does see them (its bounds do not change).
+/// diagonal, inverse blocks, factors, the reordered copy of A in Chebyshev's SpMM plan): later
+/// changes of A's values are not seen; build the preconditioner again after changing them.
 ///
 /// apply() overwrites Y and never reads it; X and Y must not alias. Jacobi and block-Jacobi may
 /// be applied concurrently; Chebyshev and incomplete Cholesky keep work vectors and may not.
@@ -85,7 +85,7 @@ template <class BsrType, std::enable_if_t<is_bsr_matrix_v<BsrType>, int> = 0>
 std::shared_ptr<Preconditioner<typename BsrType::value_type, typename BsrType::device_type>>
 make_block_jacobi(const BsrType& A);
 
-/// Chebyshev over a CRS matrix, applied through a Sprocket::SpmvPlan of A.
+/// Chebyshev over a CRS matrix, applied through a Sprocket::SpmmPlan of A (whole blocks at once).
 template <class CrsType, std::enable_if_t<is_crs_matrix_v<CrsType>, int> = 0>
 std::shared_ptr<Preconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
 make_chebyshev(const CrsType& A, const ChebyshevOptions& options = {});

@@ -7,7 +7,7 @@
 ///   rho_{k+1} = 1 / (2 sigma - rho_k),  d_{k+1} = rho_{k+1} rho_k d_k + (2 rho_{k+1} / delta) D^{-1} r_{k+1},
 /// with theta = (lambda_max + lambda_min) / 2, delta = (lambda_max - lambda_min) / 2,
 /// sigma = theta / delta, rho_0 = 1 / sigma; y_degree is returned. Every vector operation runs
-/// on the whole block of columns; A is applied through a MultiVectorOperator (an SpMV plan of A,
+/// on the whole block of columns; A is applied through a MultiVectorOperator (an SpMM plan of A,
 /// or whatever operator the caller gives).
 ///
 /// The upper bound comes from the power method on D^{-1} A (||D^{-1} A x|| for a unit x after
@@ -20,7 +20,7 @@
 #include <sstream>
 #include <string>
 
-#include "Sprocket_Spmv.hpp"
+#include "Sprocket_Spmm.hpp"
 #include "impl/precond/precond_common.hpp"
 #include "impl/solvers/block_gmres_kernels.hpp"
 
@@ -176,7 +176,9 @@ make_chebyshev(const CrsType& A, const ChebyshevOptions& options) {
   if (options.jacobi_scaling)
     inverse_diagonal = Impl::precond::inverse_diagonal(A, "make_chebyshev",
                                                        " (set ChebyshevOptions::jacobi_scaling = false to use A unscaled)");
-  std::shared_ptr<const MultiVectorOperator<Scalar, Device>> op = make_operator(SpmvPlan<CrsType>(A));
+  // SpMM: the solvers apply the preconditioner to whole blocks, and one pass over A for all
+  // columns beats a pass per column.
+  std::shared_ptr<const MultiVectorOperator<Scalar, Device>> op = make_operator(SpmmPlan<CrsType>(A));
   return Impl::precond::make_chebyshev(std::move(op), inverse_diagonal, options);
 }
 

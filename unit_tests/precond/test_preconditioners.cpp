@@ -532,8 +532,12 @@ TYPED_TEST(Preconditioners, MultivectorApplyEqualsColumnByColumn) {
       HostDense xq(A.num_rows, 1);
       for (int64_t i = 0; i < A.num_rows; ++i) xq(i, 0) = X(i, q);
       const HostDense yq = apply(*M, xq);
+      // Rounding of the column's own size: Chebyshev's SpMM takes other kernels (summation
+      // orders) for one column than for four, and its polynomial mixes the rows, while a column
+      // mixed up with another would be off by O(max |y|).
+      const double scale = max_abs(yq);
       for (int64_t i = 0; i < A.num_rows; ++i)
-        ASSERT_NEAR(Y(i, q), yq(i, 0), 8 * eps * (std::fabs(yq(i, 0)) + 1e-3)) << M->describe() << ", column " << q;
+        ASSERT_NEAR(Y(i, q), yq(i, 0), 16 * eps * (std::fabs(yq(i, 0)) + scale)) << M->describe() << ", column " << q;
     }
   }
 }

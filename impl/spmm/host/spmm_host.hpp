@@ -42,7 +42,9 @@
 #include <emmintrin.h>
 #endif
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && !defined(__AVX2__)
+#include "impl/utils/host_isa.hpp"
+
+#if defined(SPROCKET_HOST_AVX2_CLONE)
 #define SPROCKET_SPMM_HOST_AVX2_CLONE 1
 #endif
 
@@ -82,18 +84,8 @@ inline constexpr int64_t spmm_host_streaming_bytes = int64_t{64} * 1024 * 1024;
 /// (about 100 ns) at a few ns per entry.
 inline constexpr int spmm_prefetch_distance = 8;
 
-/// Whether the running CPU has AVX2 and FMA (checked once).
-inline bool spmm_host_has_avx2() {
-#if defined(SPROCKET_SPMM_HOST_AVX2_CLONE)
-  static const bool has = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  }();
-  return has;
-#else
-  return false;
-#endif
-}
+/// Whether the running CPU has AVX2 and FMA (impl/utils/host_isa.hpp).
+inline bool spmm_host_has_avx2() { return host_has_avx2_fma(); }
 
 /// Layout tags: element (i, j) of a dense matrix at p[i * s0 + j * s1], s1 a compile-time 1 for
 /// row_major.
