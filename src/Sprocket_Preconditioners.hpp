@@ -63,6 +63,11 @@ struct IncompleteCholeskyOptions {
   /// max_attempts factorizations in all.
   double initial_shift = 1e-3;
   int max_attempts = 8;
+  /// How the triangular solves run: columns (host, one column of the block per thread,
+  /// sequential along the rows), levels (level-scheduled kernels on the device, one per level),
+  /// or automatic: columns where the host can read the device's memory, levels elsewhere (GPU).
+  enum class TriangularSolve { automatic, columns, levels };
+  TriangularSolve solve = TriangularSolve::automatic;
 };
 
 /// Y = D^{-1} X, D = diag(A) (duplicates summed). Throws InvalidArgument naming the first row
@@ -97,8 +102,8 @@ std::shared_ptr<Preconditioner<Scalar, Device>> make_chebyshev(std::shared_ptr<M
                                                                 const DiagonalView& diagonal,
                                                                 const ChebyshevOptions& options = {});
 
-/// Incomplete Cholesky of a CRS matrix (host factorization and host triangular solves, see
-/// impl/precond/incomplete_cholesky.hpp). Throws InvalidArgument when A is not square, not
+/// Incomplete Cholesky of a CRS matrix (host factorization; triangular solves on the host or
+/// level-scheduled on the device, see impl/precond/incomplete_cholesky.hpp). Throws InvalidArgument when A is not square, not
 /// symmetric (naming the pair of entries), has a diagonal entry that is not positive (naming the
 /// row), or breaks down at every shift.
 template <class CrsType, std::enable_if_t<is_crs_matrix_v<CrsType>, int> = 0>

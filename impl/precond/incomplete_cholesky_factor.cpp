@@ -131,6 +131,60 @@ CholeskyFactor incomplete_cholesky(const UpperTriangle& A, double drop_tolerance
                  " x diag(A)): A is probably not positive definite"));
 }
 
+namespace {
+
+/// Groups rows by level (level[i] >= 0) into s.level_ptr / s.level_rows, rows ascending within a
+/// level.
+void bucket_levels(const std::vector<int64_t>& level, LevelSchedule& s) {
+  const int64_t n = static_cast<int64_t>(level.size());
+  int64_t levels = 0;
+  for (int64_t l : level) levels = std::max(levels, l + 1);
+  s.level_ptr.assign(levels + 1, 0);
+  for (int64_t l : level) ++s.level_ptr[l + 1];
+  for (int64_t l = 0; l < levels; ++l) s.level_ptr[l + 1] += s.level_ptr[l];
+  std::vector<int64_t> next(s.level_ptr.begin(), s.level_ptr.end() - 1);
+  s.level_rows.assign(n, 0);
+  for (int64_t i = 0; i < n; ++i) s.level_rows[next[level[i]]++] = i;
+}
+
+}  // namespace
+
+LevelSchedule forward_schedule(const CholeskyFactor& L) {
+  const int64_t n = L.n;
+  LevelSchedule s;
+  // Rows of L from its columns (a transpose; columns visited in order keep each row sorted).
+  s.ptr.assign(n + 1, 0);
+  for (int64_t q = 0; q < static_cast<int64_t>(L.rows.size()); ++q) ++s.ptr[L.rows[q] + 1];
+  for (int64_t i = 0; i < n; ++i) s.ptr[i + 1] += s.ptr[i];
+  s.cols.resize(L.rows.size());
+  s.values.resize(L.rows.size());
+  std::vector<int64_t> next(s.ptr.begin(), s.ptr.end() - 1);
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t q = L.col_ptr[j]; q < L.col_ptr[j + 1]; ++q) {
+      const int64_t at = next[L.rows[q]]++;
+      s.cols[at] = j;
+      s.values[at] = L.values[q];
+    }
+  std::vector<int64_t> level(n, 0);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t k = s.ptr[i]; k < s.ptr[i + 1]; ++k) level[i] = std::max(level[i], level[s.cols[k]] + 1);
+  bucket_levels(level, s);
+  return s;
+}
+
+LevelSchedule backward_schedule(const CholeskyFactor& L) {
+  const int64_t n = L.n;
+  LevelSchedule s;
+  s.ptr = L.col_ptr;
+  s.cols = L.rows;
+  s.values = L.values;
+  std::vector<int64_t> level(n, 0);
+  for (int64_t i = n - 1; i >= 0; --i)
+    for (int64_t k = s.ptr[i]; k < s.ptr[i + 1]; ++k) level[i] = std::max(level[i], level[s.cols[k]] + 1);
+  bucket_levels(level, s);
+  return s;
+}
+
 void cholesky_solve_in_place(const CholeskyFactor& L, double* y) {
   const int64_t n = L.n;
   const int64_t* ptr = L.col_ptr.data();

@@ -46,6 +46,24 @@ struct CholeskyFactor {
 CholeskyFactor incomplete_cholesky(const UpperTriangle& A, double drop_tolerance, double initial_shift,
                                    int max_attempts, const std::string& who);
 
+/// A triangular factor by rows, each row's off-diagonal entries (ptr, cols, values) and its rows
+/// grouped into levels: every row depends only on rows of earlier levels, so one level's rows
+/// can be solved at the same time (level_rows[level_ptr[l] .. level_ptr[l + 1]) is level l).
+struct LevelSchedule {
+  std::vector<int64_t> ptr;
+  std::vector<int64_t> cols;
+  std::vector<double> values;
+  std::vector<int64_t> level_ptr;
+  std::vector<int64_t> level_rows;
+  int64_t num_levels() const { return static_cast<int64_t>(level_ptr.size()) - 1; }
+};
+
+/// L z = y by rows of L (entries left of the diagonal), levels in increasing row order.
+LevelSchedule forward_schedule(const CholeskyFactor& factor);
+/// L^T x = z by rows of L^T (L's columns, entries right of the diagonal), levels from the last
+/// row up.
+LevelSchedule backward_schedule(const CholeskyFactor& factor);
+
 /// y = (L L^T)^{-1} y in place: forward by columns of L, backward by the same columns (rows of
 /// L^T). Serial; callers run one column of a block per thread.
 void cholesky_solve_in_place(const CholeskyFactor& factor, double* y);

@@ -7,7 +7,7 @@
 //    T_d((theta - lambda) / delta) / T_d(theta / delta)), the power-method bound on poisson3d
 //    against the known spectrum, fewer GMRES iterations than no preconditioner on poisson3d;
 //  - incomplete Cholesky: without dropping, L equals a dense Cholesky factor computed here and
-//    T (A X) = X; with dropping, fewer entries, T symmetric and positive definite, and on a
+//    T (A X) = X; the level-scheduled solves equal the column-wise ones; with dropping, fewer entries, T symmetric and positive definite, and on a
 //    badly conditioned matrix fewer LOBPCG iterations than Jacobi; the diagonal shift after a
 //    breakdown (a symmetric indefinite matrix) and the error once the attempts run out;
 //  - multivector apply equals column-by-column apply (Y poisoned before every apply);
@@ -458,6 +458,32 @@ TYPED_TEST(Preconditioners, IncompleteCholeskyDropsAndStaysSymmetricPositiveDefi
   EXPECT_LT(max_abs_difference(Y, X), 0.5 * max_abs(X));
 }
 
+// The level-scheduled solves (the GPU default, here forced on the host) equal the column-wise
+// sequential ones: with and without dropping, one and several columns.
+TYPED_TEST(Preconditioners, IncompleteCholeskyLevelsEqualColumns) {
+  using Scalar = TypeParam;
+  using Solve = IncompleteCholeskyOptions::TriangularSolve;
+  const double eps = std::numeric_limits<Scalar>::epsilon();
+  for (const HostCsr& A : {gen::poisson2d(24), spd_unsorted_with_duplicates(150, 5, 0.5, 140)})
+    for (double drop : {0.0, 1e-2}) {
+      const auto a = to_crs<CrsOf<Scalar>>(A);
+      IncompleteCholeskyOptions columns, levels;
+      columns.drop_tolerance = levels.drop_tolerance = drop;
+      columns.solve = Solve::columns;
+      levels.solve = Solve::levels;
+      const auto Mc = make_incomplete_cholesky(a, columns);
+      const auto Ml = make_incomplete_cholesky(a, levels);
+      EXPECT_FALSE(as_ic(Mc).by_levels());
+      ASSERT_TRUE(as_ic(Ml).by_levels());
+      EXPECT_NE(Ml->describe().find("level-scheduled"), std::string::npos) << Ml->describe();
+      for (int cols : {1, 3}) {
+        const HostDense X = test::random_dense(A.num_rows, cols, 141 + cols);
+        const HostDense Yc = apply(*Mc, X), Yl = apply(*Ml, X);
+        EXPECT_LE(max_abs_difference(Yc, Yl), 200 * eps * max_abs(Yc)) << "drop " << drop << ", " << cols << " columns";
+      }
+    }
+}
+
 // A symmetric but indefinite matrix with a positive diagonal ([[1, 2], [2, 1]] blocks) breaks
 // down: the factorization shifts the diagonal (1e-3, 1e-2, ..., 10 x diag(A): the first shift
 // with (1 + alpha)^2 > 4 succeeds) and says so; with too few attempts it throws naming the row.
@@ -524,7 +550,11 @@ TYPED_TEST(Preconditioners, MultivectorApplyEqualsColumnByColumn) {
   const CrsOf<Scalar> a = to_crs<CrsOf<Scalar>>(A);
   const CrsOf<Scalar> spd = to_crs<CrsOf<Scalar>>(spd_unsorted_with_duplicates(120, 5, 1.0, 72));
   const std::vector<std::shared_ptr<Preconditioner<Scalar, Device>>> all = {
-      make_jacobi(a), make_block_jacobi(a, 5), make_chebyshev(a), make_incomplete_cholesky(spd)};
+      make_jacobi(a), make_block_jacobi(a, 5), make_chebyshev(a), make_incomplete_cholesky(spd), [&] {
+        IncompleteCholeskyOptions levels;
+        levels.solve = IncompleteCholeskyOptions::TriangularSolve::levels;
+        return make_incomplete_cholesky(spd, levels);
+      }()};
   const HostDense X = test::random_dense(A.num_rows, 4, 71);
   for (const auto& M : all) {
     const HostDense Y = apply(*M, X);
