@@ -194,24 +194,6 @@ double norm2(const std::vector<double>& v) {
   return std::sqrt(s);
 }
 
-/// ||A||_2 of a symmetric A from below by the power method: `steps` reference SpMVs from a fixed
-/// vector.
-double norm2_estimate(const Sprocket::HostCsr& A, int steps) {
-  const int64_t n = A.num_rows;
-  std::vector<double> v(n), w(n);
-  for (int64_t i = 0; i < n; ++i) v[i] = 1.0 + static_cast<double>(i % 7) / 7.0;
-  double estimate = 0;
-  for (int step = 0; step < steps && n > 0; ++step) {
-    const double nv = norm2(v);
-    if (!(nv > 0)) break;
-    for (double& e : v) e /= nv;
-    Sprocket::reference::spmv("N", 1.0, A, v, 0.0, w);
-    estimate = norm2(w);
-    std::swap(v, w);
-  }
-  return estimate;
-}
-
 // The per-iteration line and the residual history (for --history / --plot).
 struct Progress {
   bool quiet = false;
@@ -440,13 +422,14 @@ RunSummary run_lobpcg(const Args& args, const Problem& p, const std::string& pre
   const double solve_seconds = seconds_since(t0);
 
   // Independent check with the reference SpMV: ||A x - lambda x|| / (max(|lambda|, floor) ||x||).
-  // The floor, sqrt(eps) ||A||_2 (||A||_2 by 40 power iterations here, not the solver's
+  // The floor, sqrt(eps) ||A||_2 (||A||_2 by 40 reference power iterations, not the solver's
   // estimate), is the solver's own: an eigenvalue that small next to ||A|| is numerically zero,
   // and the residual of an exact eigenvector computed in double is already about eps ||A|| ||x||
   // (for bcsstk16's eigenvalue 1.0 next to ||A|| = 4.9e9, 1e-7 relative to |lambda| however
   // accurate the pair).
   const auto x = to_host_columns(X);
-  const double floor = std::sqrt(std::numeric_limits<double>::epsilon()) * norm2_estimate(p.host, 40);
+  const double floor =
+      std::sqrt(std::numeric_limits<double>::epsilon()) * Sprocket::reference::norm2_estimate(p.host, 40);
   std::vector<double> residuals;
   bool finite = true;
   for (size_t j = 0; j < result.eigenvalues.size() && j < x.size(); ++j) {

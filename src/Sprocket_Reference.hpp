@@ -37,6 +37,11 @@ void bsr_spmv(const std::string& mode, double alpha, const HostBsr& A,
 void bsr_spmm(const std::string& mode, double alpha, const HostBsr& A, const HostDense& X,
               double beta, HostDense& Y);
 
+/// ||A||_2 from below: `steps` power iterations on A^T A (two SpMVs each) from a fixed vector,
+/// returning ||A v|| for the last unit v. For the independent checks of the solver demo and tests
+/// (the floor of relative eigen-residuals, a shift above the spectrum); 0 for an empty or zero A.
+double norm2_estimate(const HostCsr& A, int steps);
+
 /// SDDMM on the pattern of S: out has S's structure (same row_map and entries, in S's order) and
 /// out_k = S_k * <A(i,:), B(j,:)> for the stored entry k = (i, j) of S, where A is M x K and B is
 /// N x K (both dense; the inner product runs over K).

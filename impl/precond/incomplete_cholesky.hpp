@@ -24,6 +24,8 @@
 #include <utility>
 #include <vector>
 
+#include "Sprocket_CsrUtils.hpp"
+#include "impl/common/host_analysis.hpp"
 #include "impl/precond/incomplete_cholesky_factor.hpp"
 #include "impl/precond/precond_common.hpp"
 
@@ -41,20 +43,11 @@ struct DeviceLevelSchedule {
 
   DeviceLevelSchedule() = default;
   explicit DeviceLevelSchedule(const LevelSchedule& s)
-      : ptr(to_view<int64_t>(s.ptr, "Sprocket::ic::ptr")),
-        cols(to_view<int64_t>(s.cols, "Sprocket::ic::cols")),
-        level_rows(to_view<int64_t>(s.level_rows, "Sprocket::ic::level_rows")),
-        values(to_view<Scalar>(s.values, "Sprocket::ic::values")),
+      : ptr(to_device_view<int64_t, Device>(s.ptr, "Sprocket::ic::ptr")),
+        cols(to_device_view<int64_t, Device>(s.cols, "Sprocket::ic::cols")),
+        level_rows(to_device_view<int64_t, Device>(s.level_rows, "Sprocket::ic::level_rows")),
+        values(to_device_view<Scalar, Device>(s.values, "Sprocket::ic::values")),
         level_ptr(s.level_ptr) {}
-
-  template <class T, class Source>
-  static Kokkos::View<T*, Device> to_view(const std::vector<Source>& v, const char* label) {
-    Kokkos::View<T*, Device> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), v.size());
-    auto host = Kokkos::create_mirror_view(out);
-    for (size_t i = 0; i < v.size(); ++i) host(i) = static_cast<T>(v[i]);
-    Kokkos::deep_copy(out, host);
-    return out;
-  }
 };
 
 /// Y(i, q) = (Y(i, q) - sum_k values(k) Y(cols(k), q)) * inverse_diagonal(i) for the rows of each
@@ -102,7 +95,7 @@ class IncompleteCholeskyPreconditioner final : public Preconditioner<Scalar, Dev
       backward_ = Impl::precond::DeviceLevelSchedule<Scalar, Device>(Impl::precond::backward_schedule(factor_));
       std::vector<double> inverse(factor_.n);
       for (int64_t i = 0; i < factor_.n; ++i) inverse[i] = 1.0 / factor_.diagonal[i];
-      inverse_diagonal_ = forward_.template to_view<Scalar>(inverse, "Sprocket::ic::inverse_diagonal");
+      inverse_diagonal_ = Impl::to_device_view<Scalar, Device>(inverse, "Sprocket::ic::inverse_diagonal");
     }
   }
 
@@ -202,27 +195,13 @@ UpperTriangle symmetric_upper_triangle(const CrsType& A, const std::string& who)
   using Scalar = typename CrsType::non_const_value_type;
   const int64_t n = A.numRows();
   SPROCKET_REQUIRE(A.numCols() == n, who, ": A must be square, it is ", n, " x ", A.numCols());
-  const auto row_map = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.graph.row_map);
-  const auto entries = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.graph.entries);
-  const auto values = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.values);
-  // Full matrix, rows sorted, duplicates summed.
-  std::vector<int64_t> ptr(n + 1, 0), cols;
-  std::vector<double> vals;
-  std::vector<std::pair<int64_t, double>> row;
-  for (int64_t i = 0; i < n; ++i) {
-    row.clear();
-    for (int64_t k = row_map(i); k < static_cast<int64_t>(row_map(i + 1)); ++k) {
-      const int64_t j = static_cast<int64_t>(entries(k));
-      SPROCKET_REQUIRE(j >= 0 && j < n, who, ": row ", i, " has column index ", j, " outside [0, ", n, ")");
-      row.emplace_back(j, static_cast<double>(values(k)));
-    }
-    std::sort(row.begin(), row.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (size_t k = 0; k < row.size(); ++k) {
-      if (k > 0 && row[k].first == row[k - 1].first) vals.back() += row[k].second;
-      else cols.push_back(row[k].first), vals.push_back(row[k].second);
-    }
-    ptr[i + 1] = static_cast<int64_t>(cols.size());
-  }
+  // Full matrix on the host, rows sorted, duplicates summed.
+  HostCsr S = to_host_csr(A);
+  S.validate();
+  sum_duplicates(S);
+  const std::vector<int64_t>& ptr = S.row_map;
+  const auto& cols = S.entries;
+  const std::vector<double>& vals = S.values;
   const double tolerance = 100 * std::numeric_limits<Scalar>::epsilon();
   UpperTriangle U;
   U.n = n;
@@ -233,7 +212,7 @@ UpperTriangle symmetric_upper_triangle(const CrsType& A, const std::string& who)
       const double v = vals[k];
       if (j != i) {
         const auto first = cols.begin() + ptr[j], last = cols.begin() + ptr[j + 1];
-        const auto at = std::lower_bound(first, last, i);
+        const auto at = std::lower_bound(first, last, static_cast<int>(i));
         const double w = at != last && *at == i ? vals[at - cols.begin()] : 0.0;
         SPROCKET_REQUIRE(std::fabs(v - w) <= tolerance * std::max(std::fabs(v), std::fabs(w)), who,
                          ": A is not symmetric: A(", i, ", ", j, ") = ", v, " but A(", j, ", ", i, ") = ", w);

@@ -117,18 +117,19 @@ CholeskyFactor incomplete_cholesky(const UpperTriangle& A, double drop_tolerance
                      " (missing, zero, negative or not finite): A is not symmetric positive definite");
   }
   CholeskyFactor L;
-  double shift = 0;
   int64_t breakdown_row = -1;
-  for (int attempt = 1; attempt <= max_attempts; ++attempt) {
+  double shift = 0;  // attempt 1: A itself; then initial_shift, 10 x initial_shift, ...
+  for (int attempt = 1;; ++attempt) {
     if (factor_once(A, drop_tolerance, shift, L, breakdown_row)) {
       L.attempts = attempt;
       return L;
     }
+    if (attempt == max_attempts) break;
     shift = shift == 0 ? initial_shift : 10 * shift;
   }
-  throw InvalidArgument(concat(who, ": the factorization broke down at row ", breakdown_row, " in all ",
-                 max_attempts, " attempts (last diagonal shift ", shift / 10,
-                 " x diag(A)): A is probably not positive definite"));
+  throw InvalidArgument(concat(who, ": the factorization broke down at row ", breakdown_row, " in all ", max_attempts,
+                               " attempts (last diagonal shift ", shift,
+                               " x diag(A)): A is probably not positive definite"));
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include "Sprocket_Reference.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -244,6 +245,28 @@ HostCsr spgemm(const HostCsr& A, const HostCsr& B) {
     C.row_map[i + 1] = static_cast<int64_t>(C.entries.size());
   }
   return C;
+}
+
+double norm2_estimate(const HostCsr& A, int steps) {
+  SPROCKET_REQUIRE(steps >= 1, "reference::norm2_estimate: steps = ", steps, " (must be >= 1)");
+  A.validate();
+  const auto norm = [](const std::vector<double>& v) {
+    double s = 0;
+    for (double e : v) s += e * e;
+    return std::sqrt(s);
+  };
+  std::vector<double> v(A.num_cols), w(A.num_rows);
+  for (int64_t i = 0; i < A.num_cols; ++i) v[i] = 1.0 + static_cast<double>(i % 7) / 7.0;
+  double estimate = 0;
+  for (int step = 0; step < steps; ++step) {
+    const double nv = norm(v);
+    if (!(nv > 0)) return 0;
+    for (double& e : v) e /= nv;
+    spmv("N", 1.0, A, v, 0.0, w);
+    estimate = norm(w);
+    spmv("T", 1.0, A, w, 0.0, v);
+  }
+  return estimate;
 }
 
 }  // namespace reference

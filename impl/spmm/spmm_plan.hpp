@@ -135,7 +135,7 @@ class SpmmPlan : public Impl::LinearOperator<SpmmPlan<CrsType>, typename CrsType
        << 100.0 * heavy_fraction() << "%), light nnz " << stats_.light_nnz << ", moved to light "
        << stats_.moved_to_light << "\n  analysis " << std::setprecision(2) << stats_.analysis_seconds * 1e3 << " ms";
     if (num_parts_ > 0) {
-      const bool avx2 = Impl::host::spmm_host_has_avx2();
+      const bool avx2 = Impl::host_has_avx2_fma();
       const int vector_bytes = avx2 ? 32 : Impl::host::spmm_vector_bytes;
       os << ", " << num_parts_ << " host parts balanced by nnz\n  host kernels: "
          << (avx2 ? "AVX2 + FMA (chosen at run time)" : vector_bytes == 64 ? "AVX-512" : vector_bytes == 32 ? "AVX" : "SSE2")

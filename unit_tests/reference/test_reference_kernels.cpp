@@ -215,6 +215,18 @@ void expect_invalid_argument_mentioning(Fn fn, const std::vector<std::string>& f
 // ---------------------------------------------------------------------------------------------
 // spmv
 
+// ||A||_2 of a diagonal matrix is its largest |entry|; of a non-square one, the largest singular
+// value (here of [[3, 4]]: 5); the empty and the zero matrix give 0; steps < 1 throws.
+TEST(ReferenceNorm2Estimate, KnownNorms) {
+  std::vector<Triplet> d;
+  for (int64_t i = 0; i < 50; ++i) d.push_back({i, i, i == 17 ? -9.0 : 1.0 + 0.1 * static_cast<double>(i % 10)});
+  EXPECT_NEAR(ref::norm2_estimate(HostCsr::from_triplets(50, 50, d), 200), 9.0, 1e-6);
+  EXPECT_NEAR(ref::norm2_estimate(HostCsr::from_triplets(1, 2, {{0, 0, 3.0}, {0, 1, 4.0}}), 3), 5.0, 1e-12);
+  EXPECT_EQ(ref::norm2_estimate(HostCsr::from_triplets(0, 0, {}), 5), 0.0);
+  EXPECT_EQ(ref::norm2_estimate(HostCsr::from_triplets(3, 3, {{1, 1, 0.0}}), 5), 0.0);
+  EXPECT_THROW(ref::norm2_estimate(HostCsr::from_triplets(2, 2, {{0, 0, 1.0}}), 0), InvalidArgument);
+}
+
 TEST(ReferenceSpmv, NonTransposeHandChecked) {
   const HostCsr A = small_csr();
   std::vector<double> y = {kNaN, kNaN, kNaN};  // beta == 0 must not read y

@@ -415,25 +415,6 @@ enum class Prec { none, jacobi, suited };
 
 const char* name_of(Prec p) { return p == Prec::none ? "none" : p == Prec::jacobi ? "jacobi" : "suited"; }
 
-/// ||A||_2 from below: power method, `steps` reference SpMVs.
-double power_estimate(const HostCsr& A, int steps) {
-  std::vector<double> v(A.num_rows), w(A.num_rows);
-  for (int64_t i = 0; i < A.num_rows; ++i) v[i] = 1.0 + static_cast<double>(i % 5) / 5.0;
-  double estimate = 0;
-  for (int s = 0; s < steps; ++s) {
-    double norm = 0;
-    for (double e : v) norm += e * e;
-    norm = std::sqrt(norm);
-    for (double& e : v) e /= norm;
-    Sprocket::reference::spmv("N", 1.0, A, v, 0.0, w);
-    estimate = 0;
-    for (double e : w) estimate += e * e;
-    estimate = std::sqrt(estimate);
-    std::swap(v, w);
-  }
-  return estimate;
-}
-
 /// sigma I - A.
 HostCsr shifted_negative(const HostCsr& A, double sigma) {
   std::vector<Sprocket::Triplet> t;
@@ -451,7 +432,7 @@ std::shared_ptr<OperatorOf<double>> preconditioner_for(const HostCsr& A, Which w
   Sprocket::IncompleteCholeskyOptions options;
   options.drop_tolerance = 1e-4;
   if (which == Which::smallest) return Sprocket::make_incomplete_cholesky(Sprocket::to_crs<Crs>(A), options);
-  const double sigma = 1.05 * power_estimate(A, 30);
+  const double sigma = 1.05 * Sprocket::reference::norm2_estimate(A, 30);
   return Sprocket::make_incomplete_cholesky(Sprocket::to_crs<Crs>(shifted_negative(A, sigma)), options);
 }
 
@@ -595,20 +576,12 @@ TEST(Lobpcg, Msc04515SmallestJacobiConvergesOrReportsFailure) {
     for (int j = 0; j < 5; ++j) EXPECT_LE(std::fabs(r.eigenvalues[j] - smallest[j]), 1e-8 * smallest[j]);
     return;
   }
-  EXPECT_EQ(r.status, SolverStatus::max_iterations);
-  EXPECT_EQ(r.iterations, options.max_iterations);
-  EXPECT_NE(r.message.find("not converged"), std::string::npos) << r.message;
-  // The reported residuals are the true ones (recomputed on the host here) and some exceed tol.
+  const std::vector<double> expected(smallest.begin(), smallest.begin() + 5);
+  expect_honest_report(run, A, expected, Which::smallest, norm, options, "msc04515 smallest nev 5 jacobi");
+  // Here |lambda| is far above the floor, so the reported residuals are the plain relative ones:
+  // the same as recomputed on the host.
   const std::vector<double> res = host_residuals(A, nullptr, run.X, r.eigenvalues, norm, 1e-16);
-  bool some_unconverged = false;
-  for (int j = 0; j < 5; ++j) {
-    ASSERT_TRUE(std::isfinite(r.eigenvalues[j]) && std::isfinite(r.residuals[j]));
-    EXPECT_NEAR(res[j], r.residuals[j], 1e-6 * r.residuals[j] + 1e-12) << "pair " << j;
-    some_unconverged = some_unconverged || r.residuals[j] > options.tol;
-    // Ritz values bound the eigenvalues from above (Cauchy interlacing): never below the truth.
-    EXPECT_GE(r.eigenvalues[j], smallest[j] * (1 - 1e-12)) << "pair " << j;
-  }
-  EXPECT_TRUE(some_unconverged);
+  for (int j = 0; j < 5; ++j) EXPECT_NEAR(res[j], r.residuals[j], 1e-6 * r.residuals[j] + 1e-12) << "pair " << j;
 }
 
 // The smallest of bcsstk13 without a preconditioner (condition 1.1e10) cannot converge in 100

@@ -44,10 +44,6 @@
 
 #include "impl/utils/host_isa.hpp"
 
-#if defined(SPROCKET_HOST_AVX2_CLONE)
-#define SPROCKET_SPMM_HOST_AVX2_CLONE 1
-#endif
-
 #if defined(__GNUC__) || defined(__clang__)
 #define SPROCKET_SPMM_INLINE inline __attribute__((always_inline))
 #define SPROCKET_SPMM_LAMBDA_INLINE __attribute__((always_inline))
@@ -84,8 +80,6 @@ inline constexpr int64_t spmm_host_streaming_bytes = int64_t{64} * 1024 * 1024;
 /// (about 100 ns) at a few ns per entry.
 inline constexpr int spmm_prefetch_distance = 8;
 
-/// Whether the running CPU has AVX2 and FMA (impl/utils/host_isa.hpp).
-inline bool spmm_host_has_avx2() { return host_has_avx2_fma(); }
 
 /// Layout tags: element (i, j) of a dense matrix at p[i * s0 + j * s1], s1 a compile-time 1 for
 /// row_major.
@@ -444,7 +438,7 @@ SPROCKET_SPMM_NOINLINE void aspt_range_native(const Args& a, int64_t p0, int64_t
   aspt_range<spmm_vector_bytes>(a, p0, p1, scratch);
 }
 
-#if defined(SPROCKET_SPMM_HOST_AVX2_CLONE)
+#if defined(SPROCKET_HOST_AVX2_CLONE)
 template <class Args>
 __attribute__((target("avx2,fma"), noinline)) void csr_rows_range_avx2(const Args& a, int64_t r0, int64_t r1) {
   csr_rows_range<32>(a, r0, r1);
@@ -499,14 +493,14 @@ void spmm_typed(const ExecSpace& space, bool tiled, const Layout& L, const Parts
           Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmm::panel_scratch"), num_parts * scratch_size);
     scratch = workspace.scratch.data();
   }
-  const bool avx2 = spmm_host_has_avx2();
+  const bool avx2 = host_has_avx2_fma();
   const int64_t* bounds = parts.data();
   Kokkos::parallel_for(
       tiled ? "Sprocket::spmm::host_aspt" : "Sprocket::spmm::host_csr_rows",
       Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Static>>(space, 0, num_parts),
       [=](const int64_t part) {
         const int64_t begin = bounds[part], end = bounds[part + 1];
-#if defined(SPROCKET_SPMM_HOST_AVX2_CLONE)
+#if defined(SPROCKET_HOST_AVX2_CLONE)
         if (avx2) {
           if (tiled) aspt_range_avx2(a, begin, end, scratch ? scratch + part * scratch_size : nullptr);
           else csr_rows_range_avx2(a, begin, end);
