@@ -87,13 +87,19 @@ struct SpmvOptions {
   int autotune_repeats = 5;
   SpmvTranspose transpose = SpmvTranspose::cached;
   Backend backend = Backend::automatic;
-  /// Host target: keep a private copy of the column indices as 16-bit offsets from the row
-  /// (col - row), so each entry moves 10 bytes instead of 12 (the values are still read from A,
-  /// so value updates stay visible; the pattern must not change). automatic: on for the host
-  /// target when every |col - row| <= 32767 (bandwidth) and rows average at least 16 entries
-  /// (shorter rows are latency-bound: the saved bytes do not pay for the extra add); off for
-  /// other targets. on: whenever the bandwidth allows. Costs 2 bytes per entry of memory.
-  enum class IndexCompression { automatic, on, off };
+  /// Host target: read the column indices from a private, smaller copy made at analysis (the
+  /// values are still read from A, so value updates stay visible; the pattern must not change).
+  ///  - row_patterns: each row's column offsets (col - row, in stored order) as an index into a
+  ///    dictionary of the distinct offset sequences, 2 bytes per row instead of 4 per entry.
+  ///    Possible when the matrix has at most 65535 distinct row patterns holding at most 16384
+  ///    offsets in all (stencils, FEM meshes: 27 patterns for the 7-point Poisson operator).
+  ///    Consecutive rows with one pattern are then run 8 at a time, x read as contiguous vectors.
+  ///  - offsets16: col - row as int16, 10 bytes per entry instead of 12; possible when every
+  ///    |col - row| <= 32767 (bandwidth). Costs 2 bytes per entry of memory.
+  /// automatic: on the host target row_patterns when possible, else offsets16 when possible and
+  /// rows average at least 16 entries (shorter rows are latency-bound: the saved bytes do not pay
+  /// for the extra add); off for other targets. `on` is the old name of offsets16.
+  enum class IndexCompression { automatic, offsets16, row_patterns, off, on = offsets16 };
   IndexCompression compress_indices = IndexCompression::automatic;
 };
 
@@ -146,6 +152,11 @@ struct SpmvSchedule {
   /// Host target: column indices read as 16-bit offsets from the row (see SpmvOptions).
   bool compressed_indices = false;
   int64_t bandwidth = -1;  ///< max |col - row| when compression was considered, else -1
+  /// Host target: column indices read from the row-pattern dictionary (see SpmvOptions).
+  bool row_patterns = false;
+  /// Distinct row patterns and their offsets in all when they were counted, else -1; counting
+  /// stops early at the limits, so a matrix over them reports the count at which it stopped.
+  int64_t num_row_patterns = -1, row_pattern_offsets = -1;
 
   int64_t num_vrows() const { return static_cast<int64_t>(vrow_bounds.size()) - 1; }
   std::string describe() const;

@@ -43,6 +43,11 @@ struct SpmvDeviceSchedule {
 
   /// Host executor: col - row of every entry when SpmvSchedule::compressed_indices, else empty.
   Kokkos::View<int16_t*, Device> col_offsets;
+  /// Host executor, SpmvSchedule::row_patterns: pattern of each row, and pattern p's offsets
+  /// col - row at pattern_offsets[pattern_begin(p), pattern_begin(p + 1)); else empty.
+  Kokkos::View<uint16_t*, Device> row_pattern;
+  Kokkos::View<int32_t*, Device> pattern_begin;
+  Kokkos::View<int32_t*, Device> pattern_offsets;
 
   // Host executor only.
   Kokkos::View<uint8_t*, Device> vrow_kernel;     ///< SpmvKernel of each virtual row

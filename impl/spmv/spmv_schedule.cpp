@@ -223,12 +223,18 @@ std::string SpmvSchedule::describe() const {
     os << "; one kernel for every row\n";
   else
     os << "; rows longer than " << split_row_threshold << " split in chunks of " << split_chunk << "\n";
-  if (compressed_indices)
+  if (row_patterns)
+    os << "  column indices: row patterns, " << num_row_patterns << " distinct (" << row_pattern_offsets
+       << " offsets), one 16-bit pattern id per row\n";
+  else if (compressed_indices)
     os << "  column indices: 16-bit offsets from the row (bandwidth " << bandwidth << ")\n";
   else if (bandwidth >= 0)
     os << "  column indices: the matrix's own (bandwidth " << bandwidth << " > 32767)\n";
   else if (target == SpmvTarget::host)
     os << "  column indices: the matrix's own\n";
+  if (!row_patterns && num_row_patterns >= 0)
+    os << "  row patterns not used: " << num_row_patterns << " distinct with " << row_pattern_offsets
+       << " offsets when counting stopped (limits 65535 and 16384)\n";
   for (const Bin& b : bins) {
     os << "  bin " << std::left << std::setw(14) << to_string(b.kernel) << std::right
        << " avg row length " << std::setw(16) << std::left << class_range(b.class_lo, b.class_hi) << std::right

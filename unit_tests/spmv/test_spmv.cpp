@@ -620,6 +620,95 @@ TYPED_TEST(Spmv, CompressedColumnIndices) {
   EXPECT_TRUE(K::check(wide, W, "N", 1.0, 0.0, 36));
 }
 
+// Row-pattern column indices (host target): a 7-point Poisson operator whose interior rows come
+// in runs of 8+ with one pattern, disturbed so that every path of the run kernel is taken: a
+// block of rows stored in reverse (an unsorted pattern, run 8 at a time), runs of empty rows
+// (patterns of length 0), a row with a duplicate entry, extra columns (non-square) reached from
+// the last rows, a run ending at the last row. Every kernel, modes N and T, rank 1 and both rank-2
+// layouts; automatic picks row patterns here; a matrix with too many patterns falls back.
+TYPED_TEST(Spmv, RowPatternColumnIndices) {
+  using K = Kit<TypeParam>;
+  using Scalar = typename K::Scalar;
+  using Compression = SpmvOptions::IndexCompression;
+  const bool host_target = K::expected_target(Backend::automatic) == SpmvTarget::host;
+  HostCsr P = gen::poisson3d(12);  // 1728 rows, interior lines of 10 rows with one pattern
+  HostCsr A;  // built by hand: from_triplets would sort the rows and merge the duplicate
+  A.num_rows = P.num_rows;
+  A.num_cols = P.num_cols + 37;
+  for (int64_t r = 0; r < P.num_rows; ++r) {
+    const bool empty = (r >= 300 && r < 324) || r == 1000 || (r >= 1100 && r < 1105);  // runs of 24, 1, 5
+    const int64_t k0 = P.row_map[r], k1 = P.row_map[r + 1];
+    for (int64_t k = k0; k < k1 && !empty; ++k) {
+      const int64_t kk = (r >= 160 && r < 192) ? k1 - 1 - (k - k0) : k;  // reversed: unsorted pattern
+      A.entries.push_back(P.entries[kk]);
+    }
+    if (r == 500) A.entries.push_back(P.entries[k0]);                         // duplicate entry
+    if (r >= P.num_rows - 9) A.entries.push_back(static_cast<int>(A.num_cols - 1));  // last column
+    A.row_map.push_back(static_cast<int64_t>(A.entries.size()));
+  }
+  A.values = test::random_vector(A.nnz(), 41);
+  A.validate();
+  A = rounded<Scalar>(A);
+  const TypeParam a = to_crs<TypeParam>(A);
+  uint64_t salt = 42;
+  for (Compression c : {Compression::automatic, Compression::row_patterns}) {
+    for (SpmvKernel k : {SpmvKernel::automatic, SpmvKernel::thread_per_row, SpmvKernel::subvector4,
+                         SpmvKernel::subvector32, SpmvKernel::team_per_row}) {
+      SpmvOptions o;
+      o.compress_indices = c;
+      o.kernel = k;
+      const typename K::Plan plan(a, o);
+      EXPECT_EQ(plan.schedule().row_patterns, host_target) << plan.describe();
+      if (host_target) {
+        EXPECT_GT(plan.schedule().num_row_patterns, 27);
+        EXPECT_LT(plan.schedule().num_row_patterns, 60);
+        EXPECT_NE(plan.describe().find("row patterns"), std::string::npos) << plan.describe();
+      }
+      for (const char* mode : {"N", "T"})
+        for (const auto& [alpha, beta] : {std::pair{1.5, 0.0}, std::pair{-0.5, 0.75}}) {
+          EXPECT_TRUE(K::check(plan, A, mode, alpha, beta, salt += 2)) << mode << "\n" << plan.describe();
+          EXPECT_TRUE(K::template check_multi<typename K::MatL>(plan, A, mode, 3, alpha, beta, salt += 2))
+              << mode << "\n" << plan.describe();
+          EXPECT_TRUE(K::template check_multi<typename K::MatR>(plan, A, mode, 2, alpha, beta, salt += 2))
+              << mode << "\n" << plan.describe();
+        }
+    }
+  }
+  // Forced off: the matrix's own indices, same answers.
+  SpmvOptions off;
+  off.compress_indices = Compression::off;
+  const typename K::Plan plain(a, off);
+  EXPECT_FALSE(plain.schedule().row_patterns);
+  EXPECT_TRUE(K::check(plain, A, "N", 1.5, 0.0, salt += 2));
+  // Every row different and together more than 16384 offsets: counting stops at the limit, the
+  // plan falls back (to 16-bit offsets, which `automatic` takes for rows this long) and says so.
+  const HostCsr R = rounded<Scalar>(test::random_csr(1200, 1000, 20.0, 43));
+  const TypeParam r = to_crs<TypeParam>(R);
+  for (Compression c : {Compression::automatic, Compression::row_patterns}) {
+    SpmvOptions o;
+    o.compress_indices = c;
+    const typename K::Plan plan(r, o);
+    EXPECT_FALSE(plan.schedule().row_patterns) << plan.describe();
+    if (host_target) {
+      EXPECT_GT(plan.schedule().row_pattern_offsets, 16384);
+      EXPECT_NE(plan.describe().find("row patterns not used"), std::string::npos) << plan.describe();
+      EXPECT_EQ(plan.schedule().compressed_indices, c == Compression::automatic);
+    }
+    EXPECT_TRUE(K::check(plan, R, "N", -0.5, 0.75, salt += 2)) << plan.describe();
+  }
+  // A small matrix whose rows all differ: within the limits, but automatic declines (the
+  // dictionary would be as large as the indices); forcing takes it and stays correct.
+  const HostCsr S = rounded<Scalar>(test::random_csr(200, 150, 6.0, 44));
+  const TypeParam sm = to_crs<TypeParam>(S);
+  EXPECT_FALSE(typename K::Plan(sm).schedule().row_patterns);
+  SpmvOptions forced;
+  forced.compress_indices = Compression::row_patterns;
+  const typename K::Plan small(sm, forced);
+  EXPECT_EQ(small.schedule().row_patterns, host_target);
+  EXPECT_TRUE(K::check(small, S, "N", 1.5, 0.0, salt += 2)) << small.describe();
+  EXPECT_TRUE(K::check(small, S, "N", -0.5, 0.75, salt += 2)) << small.describe();
+}
+
 // Regression test: the cached transpose (SpmvTranspose::cached, the default) is built from a
 // copy of A's values on the first transposed apply; it used to keep multiplying by the old A^T
 // after A.values changed, against Sprocket_Operator.hpp's promise that "values of A may change
