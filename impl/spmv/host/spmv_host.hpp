@@ -194,9 +194,11 @@ __attribute__((target("avx2,fma"), noinline)) void part_rows_avx2(const AMatrix&
 }
 #endif
 
-/// One part, with the AVX2 + FMA copy when `avx2` (impl/utils/host_isa.hpp).
+/// One part, with the AVX2 + FMA copy when `avx2` (impl/utils/host_isa.hpp). Marked like the
+/// kernels it calls because nvcc compiles the calling KOKKOS_LAMBDA for the device too (never
+/// run there); the clone only exists outside nvcc.
 template <class AMatrix, class Columns, class Kernels, class Bounds, class XView, class YView, class Scalar>
-inline void part(bool avx2, const AMatrix& A, const Columns& col, const Kernels& kernels, const Bounds& bounds,
+KOKKOS_INLINE_FUNCTION void part(bool avx2, const AMatrix& A, const Columns& col, const Kernels& kernels, const Bounds& bounds,
                  int64_t v0, int64_t v1, Scalar alpha, const XView& x, Scalar beta, const YView& y) {
 #if defined(SPROCKET_HOST_AVX2_CLONE)
   if (avx2) return part_rows_avx2(A, col, kernels, bounds, v0, v1, alpha, x, beta, y);
