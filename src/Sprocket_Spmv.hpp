@@ -157,6 +157,8 @@ struct SpmvSchedule {
   /// Distinct row patterns and their offsets in all when they were counted, else -1; counting
   /// stops early at the limits, so a matrix over them reports the count at which it stopped.
   int64_t num_row_patterns = -1, row_pattern_offsets = -1;
+  /// Limits of the row-pattern dictionary: ids are 16-bit; 64 KB of offsets stay in L1/L2.
+  static constexpr int64_t max_row_patterns = 65535, max_row_pattern_offsets = 16384;
 
   int64_t num_vrows() const { return static_cast<int64_t>(vrow_bounds.size()) - 1; }
   std::string describe() const;

@@ -66,8 +66,8 @@ std::pair<Kokkos::View<int16_t*, typename CrsType::device_type>, int64_t> compre
 /// patterns or offsets than the limits; counting then stops where the first limit was passed.
 template <class Device>
 struct RowPatterns {
-  static constexpr int64_t max_patterns = 65535;  ///< ids are 16-bit
-  static constexpr int64_t max_offsets = 16384;   ///< 64 KB of dictionary: stays in L1/L2
+  static constexpr int64_t max_patterns = SpmvSchedule::max_row_patterns;
+  static constexpr int64_t max_offsets = SpmvSchedule::max_row_pattern_offsets;
   Kokkos::View<uint16_t*, Device> row_pattern;
   Kokkos::View<int32_t*, Device> begin;
   Kokkos::View<int32_t*, Device> offsets;

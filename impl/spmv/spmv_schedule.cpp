@@ -232,9 +232,15 @@ std::string SpmvSchedule::describe() const {
     os << "  column indices: the matrix's own (bandwidth " << bandwidth << " > 32767)\n";
   else if (target == SpmvTarget::host)
     os << "  column indices: the matrix's own\n";
-  if (!row_patterns && num_row_patterns >= 0)
-    os << "  row patterns not used: " << num_row_patterns << " distinct with " << row_pattern_offsets
-       << " offsets when counting stopped (limits 65535 and 16384)\n";
+  if (!row_patterns && num_row_patterns >= 0) {
+    if (num_row_patterns > max_row_patterns || row_pattern_offsets > max_row_pattern_offsets)
+      os << "  row patterns not used: " << num_row_patterns << " distinct with " << row_pattern_offsets
+         << " offsets when counting stopped (limits " << max_row_patterns << " and " << max_row_pattern_offsets
+         << ")\n";
+    else
+      os << "  row patterns not used: " << num_row_patterns << " distinct with " << row_pattern_offsets
+         << " offsets, more than a quarter of the " << features.nnz << " column indices they would replace\n";
+  }
   for (const Bin& b : bins) {
     os << "  bin " << std::left << std::setw(14) << to_string(b.kernel) << std::right
        << " avg row length " << std::setw(16) << std::left << class_range(b.class_lo, b.class_hi) << std::right

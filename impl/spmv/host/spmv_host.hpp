@@ -90,6 +90,7 @@ KOKKOS_FORCEINLINE_FUNCTION Scalar row_dot(const Value* __restrict values, const
   return s[0];
 }
 
+/// y(r) = alpha dot + beta y(r), not reading y(r) when beta == 0 (KokkosSparse::spmv semantics).
 template <class Scalar, class YView>
 KOKKOS_FORCEINLINE_FUNCTION void store(const YView& y, int64_t r, Scalar alpha, Scalar dot, Scalar beta) {
   y(r) = beta == Scalar(0) ? alpha * dot : beta * y(r) + alpha * dot;
@@ -100,6 +101,8 @@ KOKKOS_FORCEINLINE_FUNCTION void rows_with_lanes(const AMatrix& A, const Columns
                                                  Scalar alpha, const XView& x, Scalar beta, const YView& y) {
   const auto* row_map = A.graph.row_map.data();
   const auto* values = A.values.data();
+  // Two loops rather than store() per row: with the beta test inside the loop R-MAT scale 18
+  // (short rows) ran 0.94-0.97x Kokkos Kernels instead of 1.03x on the 2-core CI machine.
   if (beta == Scalar(0)) {
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t b = row_map[r], e = row_map[r + 1];
