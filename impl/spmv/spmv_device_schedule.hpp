@@ -48,6 +48,8 @@ struct SpmvDeviceSchedule {
   Kokkos::View<uint16_t*, Device> row_pattern;
   Kokkos::View<int32_t*, Device> pattern_begin;
   Kokkos::View<int32_t*, Device> pattern_offsets;
+  /// Host executor: SpmvSchedule::x_prefetch_distance (0: no x prefetch).
+  int64_t x_prefetch_distance = 0;
 
   // Host executor only.
   Kokkos::View<uint8_t*, Device> vrow_kernel;     ///< SpmvKernel of each virtual row

@@ -232,6 +232,9 @@ std::string SpmvSchedule::describe() const {
     os << "  column indices: the matrix's own (bandwidth " << bandwidth << " > 32767)\n";
   else if (target == SpmvTarget::host)
     os << "  column indices: the matrix's own\n";
+  if (x_prefetch_distance > 0)
+    os << "  x prefetched " << x_prefetch_distance << " entries ahead (x of " << features.cols
+       << " entries; automatic above " << (x_prefetch_min_bytes >> 20) << " MiB)\n";
   if (!row_patterns && num_row_patterns >= 0) {
     if (num_row_patterns > max_row_patterns || row_pattern_offsets > max_row_pattern_offsets)
       os << "  row patterns not used: " << num_row_patterns << " distinct with " << row_pattern_offsets

@@ -27,6 +27,7 @@
 #include "Sprocket_CsrUtils.hpp"
 #include "Sprocket_Generators.hpp"
 #include "Sprocket_Spmv.hpp"
+#include "impl/spmv/host/spmv_host.hpp"
 #include "sprocket_test_types.hpp"
 #include "sprocket_test_utils.hpp"
 
@@ -710,6 +711,86 @@ TYPED_TEST(Spmv, RowPatternColumnIndices) {
   EXPECT_EQ(small.schedule().row_patterns, host_target);
   EXPECT_TRUE(K::check(small, S, "N", 1.5, 0.0, salt += 2)) << small.describe();
   EXPECT_TRUE(K::check(small, S, "N", -0.5, 0.75, salt += 2)) << small.describe();
+}
+
+// Prefetching x through the column indices (host target, the matrix's own indices): forced on,
+// every kernel on a power-law matrix with unsorted rows and empty rows, modes N and T, beta 0 and
+// not, rank 2 in both layouts; automatic turns it on only for an x above
+// SpmvSchedule::x_prefetch_min_bytes, never under row patterns or 16-bit offsets, and describe()
+// says so.
+TYPED_TEST(Spmv, XPrefetchThroughTheColumnIndices) {
+  using K = Kit<TypeParam>;
+  using Scalar = typename K::Scalar;
+  using XPrefetch = SpmvOptions::XPrefetch;
+  const bool host_target = K::expected_target(Backend::automatic) == SpmvTarget::host;
+  HostCsr A = empty_rows_unless(gen::rmat(11, 16, test::seed_for(45)), [](int64_t i) { return i % 5 != 3; });
+  for (int64_t r = 0; r < A.num_rows; r += 2) {
+    std::reverse(A.entries.begin() + A.row_map[r], A.entries.begin() + A.row_map[r + 1]);
+    std::reverse(A.values.begin() + A.row_map[r], A.values.begin() + A.row_map[r + 1]);
+  }
+  std::vector<Config> configs = standard_configs();
+  for (Config& c : configs) {
+    c.options.prefetch_x = XPrefetch::on;
+    c.options.compress_indices = SpmvOptions::IndexCompression::off;
+    c.name += ", x prefetch";
+  }
+  K::run_configs(A, configs, 4500);
+  const HostCsr R = rounded<Scalar>(A);
+  const TypeParam a = to_crs<TypeParam>(R);
+  SpmvOptions on;
+  on.prefetch_x = XPrefetch::on;
+  on.compress_indices = SpmvOptions::IndexCompression::off;
+  const typename K::Plan plan(a, on);
+  EXPECT_EQ(plan.schedule().x_prefetch_distance, host_target ? SpmvSchedule::x_prefetch_default_distance : 0);
+  EXPECT_EQ(contains(plan.describe(), "x prefetched"), host_target) << plan.describe();
+  uint64_t salt = 4600;
+  for (const auto& [alpha, beta] : {std::pair{1.5, 0.0}, std::pair{-0.5, 0.75}}) {
+    EXPECT_TRUE(K::template check_multi<typename K::MatL>(plan, R, "N", 3, alpha, beta, salt += 2)) << plan.describe();
+    EXPECT_TRUE(K::template check_multi<typename K::MatR>(plan, R, "N", 2, alpha, beta, salt += 2)) << plan.describe();
+  }
+  // Automatic: this x (2048 entries) is small, so no prefetch.
+  EXPECT_EQ(typename K::Plan(a).schedule().x_prefetch_distance, 0);
+  // An x of 1.1 million entries (4.4 MB in float, 8.8 MB in double, both above 4 MiB): on, and
+  // correct for entries in the last columns; off when forced off.
+  const int64_t wide_cols = 1100000;
+  const HostCsr W = rounded<Scalar>(HostCsr::from_triplets(
+      4, wide_cols, {{0, 0, 1.0}, {0, wide_cols - 1, 2.0}, {1, 700001, 3.0}, {3, 5, 4.0}, {3, wide_cols - 2, 5.0}}));
+  const TypeParam w = to_crs<TypeParam>(W);
+  const typename K::Plan wide(w);
+  EXPECT_EQ(wide.schedule().x_prefetch_distance, host_target ? SpmvSchedule::x_prefetch_default_distance : 0)
+      << wide.describe();
+  EXPECT_TRUE(K::check(wide, W, "N", 1.5, 0.0, salt += 2)) << wide.describe();
+  EXPECT_TRUE(K::check(wide, W, "N", -0.5, 0.75, salt += 2)) << wide.describe();
+  SpmvOptions off;
+  off.prefetch_x = XPrefetch::off;
+  EXPECT_EQ(typename K::Plan(w, off).schedule().x_prefetch_distance, 0);
+  // Row patterns or 16-bit offsets read x near the diagonal: no prefetch even when forced on.
+  SpmvOptions forced;
+  forced.prefetch_x = XPrefetch::on;
+  const TypeParam poisson = to_crs<TypeParam>(gen::poisson3d(10));
+  const typename K::Plan stencil(poisson, forced);
+  EXPECT_EQ(stencil.schedule().row_patterns, host_target);
+  EXPECT_EQ(stencil.schedule().x_prefetch_distance, 0) << stencil.describe();
+}
+
+// The look-ahead reads of PrefetchingColumns stay inside the column indices: a row that ends
+// within `distance` of the last entry looks at its own entries instead. The indices are placed in
+// a longer buffer holding each position's own number, so a read past nnz would show.
+TEST(SpmvHostKernel, PrefetchLookAheadStaysInsideTheIndices) {
+  const int64_t nnz = 300, distance = 64;
+  std::vector<int> positions(nnz + 2 * distance);
+  for (size_t k = 0; k < positions.size(); ++k) positions[k] = static_cast<int>(k);
+  const Impl::host::PrefetchingColumns<int> columns{positions.data(), nnz, distance};
+  const std::vector<int64_t> row_map = {0, 10, 10, 150, 236, 237, 290, 300};
+  for (size_t r = 0; r + 1 < row_map.size(); ++r) {
+    const int64_t b = row_map[r], e = row_map[r + 1];
+    const auto row = columns.row(static_cast<int64_t>(r), b, e);
+    for (int64_t j = 0; j < e - b; ++j) {
+      EXPECT_EQ(row(j), b + j);
+      EXPECT_LT(row.ahead(j), nnz) << "row " << r << ", entry " << j;
+      EXPECT_EQ(row.ahead(j), e + distance <= nnz ? b + j + distance : b + j) << "row " << r << ", entry " << j;
+    }
+  }
 }
 
 // Regression test: the cached transpose (SpmvTranspose::cached, the default) is built from a

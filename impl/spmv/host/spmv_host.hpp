@@ -11,12 +11,15 @@
 // registers. Rows the analysis marked team_per_row or split_row are cut into chunks that all
 // threads share, after the main region, with atomic adds (there are few such rows).
 //
-// Column indices come from one of three places (SpmvOptions::IndexCompression): the matrix, the
+// Column indices come from one of three places (SpmvOptions::IndexCompression): the matrix (with
+// or without prefetching x a few entries ahead, SpmvOptions::XPrefetch), the
 // plan's 16-bit offsets col - row, or the plan's row-pattern dictionary (stencil and FEM
 // matrices repeat a few offset sequences: 4 bytes per entry become 2 per row). Under row
 // patterns, thread_per_row runs 8 consecutive rows of one pattern together (rows_pattern_runs).
 // Every part runs an AVX2 + FMA copy when the CPU has both (impl/utils/host_isa.hpp).
 #include <Kokkos_Core.hpp>
+#include <type_traits>
+#include <utility>
 
 #include "impl/spmv/spmv_device_schedule.hpp"
 #include "impl/spmv/spmv_kokkos.hpp"
@@ -35,8 +38,9 @@ KOKKOS_FORCEINLINE_FUNCTION void prefetch(const void* p) {
 #endif
 }
 
-// How a kernel finds the columns of row r, whose entries are [begin, end) of A: `row(r, begin)`
-// gives an accessor c with c(j) the column of the row's j-th entry.
+// How a kernel finds the columns of row r, whose entries are [begin, end) of A:
+// `row(r, begin, end)` gives an accessor c with c(j) the column of the row's j-th entry (and,
+// for PrefetchingColumns, c.ahead(j) the column of an entry further on, whose x to prefetch).
 
 /// The matrix's own column indices.
 template <class Entry>
@@ -46,8 +50,29 @@ struct PlainColumns {
     const Entry* __restrict e;
     KOKKOS_FORCEINLINE_FUNCTION int64_t operator()(int64_t j) const { return e[j]; }
   };
-  KOKKOS_FORCEINLINE_FUNCTION Row row(int64_t, int64_t begin) const { return {entries + begin}; }
+  KOKKOS_FORCEINLINE_FUNCTION Row row(int64_t, int64_t begin, int64_t) const { return {entries + begin}; }
 };
+/// The matrix's own column indices, and for entry j the column of entry j + distance, whose x
+/// the kernels prefetch (SpmvSchedule::x_prefetch_distance). Rows that end within `distance` of
+/// the last entry prefetch their own x instead, so the look-ahead never reads past the indices.
+template <class Entry>
+struct PrefetchingColumns {
+  const Entry* __restrict entries;
+  int64_t nnz, distance;
+  struct Row {
+    const Entry* __restrict e;
+    const Entry* __restrict a;
+    KOKKOS_FORCEINLINE_FUNCTION int64_t operator()(int64_t j) const { return e[j]; }
+    KOKKOS_FORCEINLINE_FUNCTION int64_t ahead(int64_t j) const { return a[j]; }
+  };
+  KOKKOS_FORCEINLINE_FUNCTION Row row(int64_t, int64_t begin, int64_t end) const {
+    return {entries + begin, entries + (end + distance <= nnz ? begin + distance : begin)};
+  }
+};
+template <class RowColumns, class = void>
+struct prefetches_x : std::false_type {};
+template <class RowColumns>
+struct prefetches_x<RowColumns, std::void_t<decltype(std::declval<const RowColumns&>().ahead(0))>> : std::true_type {};
 /// row + 16-bit offset (SpmvSchedule::compressed_indices).
 struct OffsetColumns {
   const int16_t* __restrict offsets;
@@ -56,7 +81,7 @@ struct OffsetColumns {
     int64_t r;
     KOKKOS_FORCEINLINE_FUNCTION int64_t operator()(int64_t j) const { return r + o[j]; }
   };
-  KOKKOS_FORCEINLINE_FUNCTION Row row(int64_t r, int64_t begin) const { return {offsets + begin, r}; }
+  KOKKOS_FORCEINLINE_FUNCTION Row row(int64_t r, int64_t begin, int64_t) const { return {offsets + begin, r}; }
 };
 /// row + the j-th offset of the row's pattern (SpmvSchedule::row_patterns).
 struct PatternColumns {
@@ -68,7 +93,7 @@ struct PatternColumns {
     int64_t r;
     KOKKOS_FORCEINLINE_FUNCTION int64_t operator()(int64_t j) const { return r + o[j]; }
   };
-  KOKKOS_FORCEINLINE_FUNCTION Row row(int64_t r, int64_t) const { return {offsets + begin[row_pattern[r]], r}; }
+  KOKKOS_FORCEINLINE_FUNCTION Row row(int64_t r, int64_t, int64_t) const { return {offsets + begin[row_pattern[r]], r}; }
 };
 
 /// (row of A with entries values[0, len) and columns c) . x with X interleaved accumulators.
@@ -82,7 +107,10 @@ KOKKOS_FORCEINLINE_FUNCTION Scalar row_dot(const Value* __restrict values, const
 #if defined(__GNUC__) && !defined(__CUDACC__) && !defined(__clang__)
 #pragma GCC unroll 32
 #endif
-    for (int l = 0; l < X; ++l) s[l] += Scalar(values[j + l]) * Scalar(x(c(j + l)));
+    for (int l = 0; l < X; ++l) {
+      if constexpr (prefetches_x<RowColumns>::value) prefetch(&x(c.ahead(j + l)));
+      s[l] += Scalar(values[j + l]) * Scalar(x(c(j + l)));
+    }
   }
   for (int l = 0; j < len; ++j, ++l) s[l] += Scalar(values[j]) * Scalar(x(c(j)));
   for (int w = X / 2; w >= 1; w /= 2)
@@ -106,12 +134,12 @@ KOKKOS_FORCEINLINE_FUNCTION void rows_with_lanes(const AMatrix& A, const Columns
   if (beta == Scalar(0)) {
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t b = row_map[r], e = row_map[r + 1];
-      y(r) = alpha * row_dot<X, Scalar>(values + b, col.row(r, b), e - b, x);
+      y(r) = alpha * row_dot<X, Scalar>(values + b, col.row(r, b, e), e - b, x);
     }
   } else {
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t b = row_map[r], e = row_map[r + 1];
-      y(r) = beta * y(r) + alpha * row_dot<X, Scalar>(values + b, col.row(r, b), e - b, x);
+      y(r) = beta * y(r) + alpha * row_dot<X, Scalar>(values + b, col.row(r, b, e), e - b, x);
     }
   }
 }
@@ -138,7 +166,7 @@ KOKKOS_FORCEINLINE_FUNCTION void rows_pattern_runs(const AMatrix& A, const Patte
     for (int i = 1; i < run && same; ++i) same = col.row_pattern[r + i] == p;
     if (!same) {
       const int64_t b = row_map[r], e = row_map[r + 1];
-      store(y, r, alpha, row_dot<1, Scalar>(values + b, col.row(r, b), e - b, x), beta);
+      store(y, r, alpha, row_dot<1, Scalar>(values + b, col.row(r, b, e), e - b, x), beta);
       ++r;
       continue;
     }
@@ -223,6 +251,8 @@ void spmv_apply(const ExecSpace& space, const AMatrix& A, const Sched& s, Scalar
   const auto bounds = s.vrow_bounds;
   const int64_t num_parts = s.num_parts;
   const bool avx2 = host_has_avx2_fma();
+  const int64_t prefetch_distance = s.x_prefetch_distance;
+  const int64_t nnz = static_cast<int64_t>(A.graph.entries.extent(0));
   Kokkos::parallel_for(
       "Sprocket::spmv::host", Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Static>>(space, 0, num_parts),
       KOKKOS_LAMBDA(const int64_t p) {
@@ -230,6 +260,9 @@ void spmv_apply(const ExecSpace& space, const AMatrix& A, const Sched& s, Scalar
           part(avx2, A, patterns, kernels, bounds, parts(p), parts(p + 1), alpha, x, beta, y);
         else if (offsets.extent(0) > 0)
           part(avx2, A, OffsetColumns{offsets.data()}, kernels, bounds, parts(p), parts(p + 1), alpha, x, beta, y);
+        else if (prefetch_distance > 0)
+          part(avx2, A, PrefetchingColumns<Entry>{entries, nnz, prefetch_distance}, kernels, bounds, parts(p),
+               parts(p + 1), alpha, x, beta, y);
         else
           part(avx2, A, PlainColumns<Entry>{entries}, kernels, bounds, parts(p), parts(p + 1), alpha, x, beta, y);
       });
@@ -256,7 +289,7 @@ void spmv_apply(const ExecSpace& space, const AMatrix& A, const Sched& s, Scalar
           const int64_t begin = row_map[r] + (c - chunk_begin(i)) * chunk;
           const int64_t end = begin + chunk < row_end ? begin + chunk : row_end;
           const Scalar partial =
-              row_dot<8, Scalar>(values + begin, PlainColumns<Entry>{entries}.row(r, begin), end - begin, x);
+              row_dot<8, Scalar>(values + begin, PlainColumns<Entry>{entries}.row(r, begin, end), end - begin, x);
           Kokkos::atomic_add(&y(r), alpha * partial);
         });
   }
