@@ -532,8 +532,13 @@ std::vector<ScipyCase> eigsh_cases() {
           // crystm01's smallest eigenvalues come in two 6-fold clusters 5e-5 apart (then a gap of
           // 10%): the default block of 7 for nev 5 cuts the second cluster, leaving the wanted
           // pairs a relative gap of 5e-5 (hundreds to thousands of iterations depending on the
-          // start); a block covering both clusters converges in tens.
-          const int block = std::string(m) == "crystm01" && which == Which::smallest && nev == 5 ? 12 : 0;
+          // start); a block covering both clusters converges in tens. nev 1 with the default
+          // block sits inside the first cluster: usually tens of iterations, but one start
+          // in CI (SPROCKET_TEST_SEED=8799762275750794276, preconditioned) stalled at a residual
+          // of 4e-8 for 600; with a block covering the first cluster and its gap (7) that start
+          // and eight others converged in 34-83.
+          const bool crystm01_smallest = std::string(m) == "crystm01" && which == Which::smallest;
+          const int block = crystm01_smallest && nev == 5 ? 12 : crystm01_smallest && nev == 1 ? 7 : 0;
           cases.push_back({m, which, nev, prec, hard || cluster ? 300 : 600, !hard && !cluster, block});
         }
   // Jacobi where it works: matrices whose diagonal varies little (crystm01) and bcsstk16's
