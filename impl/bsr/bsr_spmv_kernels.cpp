@@ -5,7 +5,7 @@ namespace Sprocket {
 
 namespace {
 constexpr const char* bsr_kernel_names[num_bsr_kernels] = {
-    "host_block_row", "host_padded", "cuda_by_block", "cuda_by_column", "cuda_row_per_thread", "portable"};
+    "host_block_row", "host_padded", "host_symmetric", "cuda_by_block", "cuda_by_column", "cuda_row_per_thread", "portable"};
 }
 
 const char* to_string(BsrKernel kernel) {

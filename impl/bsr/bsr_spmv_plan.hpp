@@ -1,5 +1,6 @@
 #pragma once
-// BsrSpmvPlan: analysis (kernel choice and checks, host partition, padded copy) at construction;
+// BsrSpmvPlan: analysis (kernel choice and checks, symmetry check, host partition, padded copy,
+// symmetric kernel's spill workspace) at construction;
 // apply() dispatches. Declared in Sprocket_BsrSpmv.hpp. Device code lives in free functions
 // (nvcc refuses extended lambdas in private member functions).
 #include <Kokkos_Core.hpp>
@@ -7,6 +8,7 @@
 #include <sstream>
 
 #include "impl/bsr/bsr_spmv_dispatch.hpp"
+#include "impl/bsr/bsr_symmetry.hpp"
 #include "impl/common/host_analysis.hpp"
 
 namespace Sprocket {
@@ -41,6 +43,7 @@ class BsrSpmvPlan : public Impl::LinearOperator<BsrSpmvPlan<BsrType>, typename B
   static constexpr const char* operator_name = "BsrSpmvPlan::apply";
   using matrix_type = BsrType;
   using scalar_type = typename BsrType::value_type;
+  using ordinal_type = typename BsrType::ordinal_type;
   using execution_space = typename BsrType::execution_space;
   using device_type = typename BsrType::device_type;
 
@@ -57,11 +60,13 @@ class BsrSpmvPlan : public Impl::LinearOperator<BsrSpmvPlan<BsrType>, typename B
                        "BsrSpmvPlan: Backend::portable conflicts with forced kernel ", to_string(options.kernel));
       kernel_ = BsrKernel::portable;
     } else if (options.kernel == BsrKernel::automatic) {
-      kernel_ = bsr_default_kernel(cuda, host, b);
+      const bool large = int64_t(A.values.extent(0)) * int64_t(sizeof(scalar_type)) >= bsr_symmetric_min_bytes;
+      kernel_ = options.symmetric && host && large ? BsrKernel::host_symmetric : bsr_default_kernel(cuda, host, b);
     } else {
       kernel_ = options.kernel;
     }
-    const bool host_kernel = kernel_ == BsrKernel::host_block_row || kernel_ == BsrKernel::host_padded;
+    const bool host_kernel = kernel_ == BsrKernel::host_block_row || kernel_ == BsrKernel::host_padded ||
+                             kernel_ == BsrKernel::host_symmetric;
     const bool cuda_kernel = kernel_ == BsrKernel::cuda_by_block || kernel_ == BsrKernel::cuda_by_column ||
                              kernel_ == BsrKernel::cuda_row_per_thread;
     SPROCKET_REQUIRE(!host_kernel || host, "BsrSpmvPlan: kernel ", to_string(kernel_),
@@ -70,20 +75,24 @@ class BsrSpmvPlan : public Impl::LinearOperator<BsrSpmvPlan<BsrType>, typename B
                      " needs a Kokkos::Cuda matrix, not ", execution_space::name());
     SPROCKET_REQUIRE(bsr_kernel_supports(kernel_, b), "BsrSpmvPlan: kernel ", to_string(kernel_),
                      " does not support block size ", b);
+    SPROCKET_REQUIRE(kernel_ != BsrKernel::host_symmetric || options.symmetric,
+                     "BsrSpmvPlan: kernel host_symmetric needs BsrSpmvOptions::symmetric = true (the promise that "
+                     "A == A^T, checked at analysis)");
+    SPROCKET_REQUIRE(options.host_parts >= 0, "BsrSpmvPlan: BsrSpmvOptions::host_parts = ", options.host_parts,
+                     " (0 for one part per thread, or a positive count)");
+    if (options.symmetric) upper_ = Impl::bsr_check_symmetric(A_, "BsrSpmvPlan");
+    if (kernel_ == BsrKernel::host_symmetric) refresh_upper_part();
     if (host_kernel) build_parts();
-    if (kernel_ == BsrKernel::host_padded) update_values();
+    if (kernel_ == BsrKernel::host_padded) refresh_padded();
   }
 
-  /// Refreshes the padded copy of the values (host_padded only; a no-op otherwise).
+  /// After A's values changed (same pattern): checks a matrix declared symmetric again (throws
+  /// InvalidArgument if it no longer is) and refreshes the copies host_padded and host_symmetric
+  /// read. A no-op for the other plans, whose kernels read A's values directly.
   void update_values() {
-    if (kernel_ != BsrKernel::host_padded) return;
-    const int64_t b = A_.block_size();
-    const int64_t size = static_cast<int64_t>(A_.num_blocks()) * b * ((b + 7) / 8 * 8);
-    if (static_cast<int64_t>(padded_.extent(0)) != size)
-      padded_ = Kokkos::View<scalar_type*, device_type>(
-          Kokkos::ViewAllocateWithoutInitializing("Sprocket::bsr_spmv::padded_values"), size);
-    Impl::bsr_pad_values(execution_space(), padded_, A_.values, b);
-    execution_space().fence();
+    if (options_.symmetric) Impl::bsr_check_symmetric(A_, "BsrSpmvPlan::update_values");
+    if (kernel_ == BsrKernel::host_symmetric) refresh_upper_part();
+    if (kernel_ == BsrKernel::host_padded) refresh_padded();
   }
 
   int64_t num_rows() const { return A_.numRows(); }
@@ -101,21 +110,63 @@ class BsrSpmvPlan : public Impl::LinearOperator<BsrSpmvPlan<BsrType>, typename B
        << (options_.kernel == BsrKernel::automatic && options_.backend == Backend::automatic ? " (automatic)" : " (forced)");
     if (num_parts_ > 0) os << ", " << num_parts_ << " host parts";
     if (kernel_ == BsrKernel::host_padded) os << ", block rows padded to " << (A_.block_size() + 7) / 8 * 8 << " scalars";
-    os << "\n  mode T: atomic scatter (portable kernel)\n";
+    if (kernel_ == BsrKernel::host_symmetric)
+      os << "\n  reads a packed copy of the diagonal and upper blocks only: " << work_.upper_entries.extent(0) << " of "
+         << A_.num_blocks() << " stored blocks (refreshed by update_values()); " << work_.spill.extent(0)
+         << " scalars of spill workspace";
+    if (options_.symmetric)
+      os << "\n  declared symmetric (checked at analysis): mode T runs the mode N kernel\n";
+    else
+      os << "\n  mode T: atomic scatter (portable kernel)\n";
     return os.str();
   }
 
  private:
   // Contiguous block-row ranges with about equal stored blocks (+ 1 per block row), one per host
-  // thread.
+  // thread unless host_parts says otherwise. host_symmetric counts the blocks it reads (its
+  // packed copy) and sizes each part's spill: the block rows past the part that its blocks reach.
   void build_parts() {
+    const bool symmetric = kernel_ == BsrKernel::host_symmetric;
     auto row_map = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A_.row_map);
     const int64_t n = A_.num_block_rows();
     std::vector<int64_t> cost(n + 1, 0);
-    for (int64_t I = 0; I < n; ++I) cost[I + 1] = cost[I] + int64_t(row_map(I + 1) - row_map(I)) + 1;
-    num_parts_ = std::max(1, execution_space().concurrency());
-    parts_ = Impl::to_device_view<int64_t, device_type>(Impl::balanced_parts(cost, num_parts_),
-                                                        "Sprocket::bsr_spmv::parts");
+    for (int64_t I = 0; I < n; ++I)
+      cost[I + 1] = cost[I] + int64_t(row_map(I + 1)) - (symmetric ? upper_[I] : int64_t(row_map(I))) + 1;
+    num_parts_ = options_.host_parts > 0 ? options_.host_parts : std::max(1, execution_space().concurrency());
+    const std::vector<int64_t> parts = Impl::balanced_parts(cost, num_parts_);
+    work_.parts = Impl::to_device_view<int64_t, device_type>(parts, "Sprocket::bsr_spmv::parts");
+    if (!symmetric) return;
+    auto entries = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A_.entries);
+    std::vector<int64_t> reach(num_parts_), spill_offset(num_parts_ + 1, 0);
+    for (int p = 0; p < num_parts_; ++p) {
+      reach[p] = parts[p + 1];
+      for (int64_t I = parts[p]; I < parts[p + 1]; ++I)
+        if (int64_t(row_map(I + 1)) > upper_[I])  // ascending columns: the last block reaches furthest
+          reach[p] = std::max(reach[p], int64_t(entries(row_map(I + 1) - 1)) + 1);
+      spill_offset[p + 1] = spill_offset[p] + (reach[p] - parts[p + 1]) * A_.block_size();
+    }
+    work_.reach = Impl::to_device_view<int64_t, device_type>(reach, "Sprocket::bsr_spmv::reach");
+    work_.spill_offset = Impl::to_device_view<int64_t, device_type>(spill_offset, "Sprocket::bsr_spmv::spill_offset");
+    work_.spill = Kokkos::View<scalar_type*, device_type>(
+        Kokkos::ViewAllocateWithoutInitializing("Sprocket::bsr_spmv::spill"), spill_offset[num_parts_]);
+  }
+
+  // host_symmetric's packed copy of the diagonal and upper blocks (upper_ from the check).
+  void refresh_upper_part() {
+    const auto part = Impl::bsr_pack_upper(A_, upper_);
+    work_.upper_row_map = Impl::to_device_view<int64_t, device_type>(part.row_map, "Sprocket::bsr_spmv::upper_row_map");
+    work_.upper_entries = Impl::to_device_view<ordinal_type, device_type>(part.entries, "Sprocket::bsr_spmv::upper_entries");
+    work_.upper_values = Impl::to_device_view<scalar_type, device_type>(part.values, "Sprocket::bsr_spmv::upper_values");
+  }
+
+  void refresh_padded() {
+    const int64_t b = A_.block_size();
+    const int64_t size = static_cast<int64_t>(A_.num_blocks()) * b * ((b + 7) / 8 * 8);
+    if (static_cast<int64_t>(work_.padded.extent(0)) != size)
+      work_.padded = Kokkos::View<scalar_type*, device_type>(
+          Kokkos::ViewAllocateWithoutInitializing("Sprocket::bsr_spmv::padded_values"), size);
+    Impl::bsr_pad_values(execution_space(), work_.padded, A_.values, b);
+    execution_space().fence();
   }
 
   template <class XView, class YView>
@@ -126,18 +177,18 @@ class BsrSpmvPlan : public Impl::LinearOperator<BsrSpmvPlan<BsrType>, typename B
       Impl::scale_only(space, beta, y);
       return;
     }
-    if (mode == Mode::T)
+    if (mode == Mode::T && !options_.symmetric)
       Impl::kokkos::bsr_spmv_transpose(space, A_, alpha, x, beta, y);
     else
-      Impl::bsr_spmv_dispatch(space, kernel_, A_, parts_, padded_, alpha, x, beta, y);
+      Impl::bsr_spmv_dispatch(space, kernel_, A_, work_, alpha, x, beta, y);
   }
 
   BsrType A_;
   BsrSpmvOptions options_;
   BsrKernel kernel_ = BsrKernel::portable;
-  int num_parts_ = 0;  ///< host kernels: parts_ holds num_parts_ + 1 block-row boundaries
-  Kokkos::View<int64_t*, device_type> parts_;
-  Kokkos::View<scalar_type*, device_type> padded_;
+  int num_parts_ = 0;        ///< host kernels: work_.parts holds num_parts_ + 1 block-row boundaries
+  std::vector<int64_t> upper_;  ///< declared symmetric: block row I's first block with column >= I
+  Impl::BsrHostWork<scalar_type, ordinal_type, device_type> work_;
 };
 
 }  // namespace Sprocket

@@ -4,6 +4,9 @@
 // poisoned, alpha == 0 with x poisoned, against reference::spmv on the equivalent CSR
 // (host_bsr_to_csr, explicit in-block zeros included) with the scaled error bound of
 // test::spmv_matches; plus host_padded's value snapshot, argument errors, kernel names,
+// matrices declared symmetric (BsrSpmvOptions::symmetric: every kernel with the declaration, the
+// host_symmetric kernel with 1 to 64 parts so its spills cross parts, duplicate blocks, lower
+// blocks of zeros without a mirror; and the promise's check),
 // describe(), empty and 1 x 1 block matrices, and the shared stiffness matrices through block-size
 // detection.
 //
@@ -131,6 +134,83 @@ HostBsr one_heavy_block_row(int64_t block_rows, int64_t block_cols, int b, uint6
   return A;
 }
 
+/// S = B + B^T for a random square blocked B (integer values, so S is exactly symmetric), with
+/// the block rows and block columns I for which keep(I) is false emptied (an empty block row of a
+/// symmetric matrix is an empty block column too).
+template <class Keep>
+HostBsr random_symmetric_bsr(int64_t block_rows, int b, double blocks_per_row, uint64_t salt, Keep keep) {
+  const HostCsr B = test::random_blocked(block_rows, block_rows, b, blocks_per_row / 2, 0.5, salt);
+  std::vector<Triplet> t;
+  for (int64_t i = 0; i < B.num_rows; ++i)
+    for (int64_t k = B.row_map[i]; k < B.row_map[i + 1]; ++k) {
+      const int64_t j = B.entries[k];
+      if (!keep(i / b) || !keep(j / b)) continue;
+      t.push_back({i, j, B.values[k]});
+      t.push_back({j, i, B.values[k]});
+    }
+  return csr_to_host_bsr(HostCsr::from_triplets(B.num_rows, B.num_cols, std::move(t)), b);
+}
+
+/// A symmetric "arrow": block row 0 and block column 0 full, a diagonal, and a few symmetric
+/// pairs near the diagonal, so block row 0's transposed products land in every later block row
+/// (every host part spills into every later one).
+HostBsr symmetric_arrow(int64_t block_rows, int b, uint64_t salt) {
+  std::mt19937_64 rng(test::seed_for(salt));
+  std::vector<Triplet> t;
+  auto pair = [&](int64_t I, int64_t J) {
+    for (int r = 0; r < b; ++r)
+      for (int c = 0; c < b; ++c) {
+        const double v = static_cast<double>(static_cast<int>(rng() % 9) - 4);
+        t.push_back({I * b + r, J * b + c, v});
+        t.push_back({J * b + c, I * b + r, v});
+      }
+  };
+  for (int64_t J = 0; J < block_rows; ++J) pair(0, J);
+  for (int64_t I = 1; I < block_rows; ++I) {
+    pair(I, I);
+    if (I + 3 < block_rows && I % 2 == 0) pair(I, I + 3);
+  }
+  return csr_to_host_bsr(HostCsr::from_triplets(block_rows * b, block_rows * b, std::move(t)), b);
+}
+
+/// Splits every third stored block into two duplicate blocks holding half its values each (exact:
+/// the halves of integers sum back exactly), keeping block columns ascending; and adds a block of
+/// zeros right of the diagonal in every fifth block row whose mirror block is not stored.
+HostBsr with_duplicates_and_unmirrored_zero_blocks(const HostBsr& A) {
+  HostBsr B = empty_bsr(A.num_block_rows, A.num_block_cols, A.block_size);
+  const int64_t bb = int64_t{A.block_size} * A.block_size;
+  std::vector<std::pair<int64_t, int64_t>> stored;
+  for (int64_t I = 0; I < A.num_block_rows; ++I)
+    for (int64_t k = A.row_map[I]; k < A.row_map[I + 1]; ++k) stored.push_back({I, A.entries[k]});
+  auto is_stored = [&](int64_t I, int64_t J) {
+    return std::binary_search(stored.begin(), stored.end(), std::pair<int64_t, int64_t>{I, J});
+  };
+  for (int64_t I = 0; I < A.num_block_rows; ++I) {
+    std::vector<std::pair<int, std::vector<double>>> blocks;
+    for (int64_t k = A.row_map[I]; k < A.row_map[I + 1]; ++k) {
+      std::vector<double> v(A.values.begin() + k * bb, A.values.begin() + (k + 1) * bb);
+      if (k % 3 == 0) {
+        for (double& a : v) a *= 0.5;
+        blocks.push_back({A.entries[k], v});
+      }
+      blocks.push_back({A.entries[k], v});
+    }
+    if (I % 5 == 1)
+      for (int64_t J = I + 1; J < A.num_block_cols; ++J)
+        if (!is_stored(I, J) && !is_stored(J, I)) {
+          blocks.push_back({static_cast<int>(J), std::vector<double>(bb, 0.0)});
+          break;
+        }
+    std::stable_sort(blocks.begin(), blocks.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [J, v] : blocks) {
+      B.entries.push_back(J);
+      B.values.insert(B.values.end(), v.begin(), v.end());
+    }
+    B.row_map[I + 1] = B.num_blocks();
+  }
+  return B;
+}
+
 int64_t block_row_length(const HostBsr& A, int64_t I) { return A.row_map[I + 1] - A.row_map[I]; }
 
 int64_t explicit_zeros(const HostBsr& A) {
@@ -220,9 +300,30 @@ struct Kit {
     return out;
   }
 
+  /// configs(b) with the matrix declared symmetric, plus host_symmetric forced with 1, 3, 7 and
+  /// 64 parts (host spaces).
+  static std::vector<Config> symmetric_configs(int b) {
+    std::vector<Config> out = configs(b);
+    for (Config& c : out) {
+      c.name += ", declared symmetric";
+      c.options.symmetric = true;
+    }
+    if (host)
+      for (int parts : {0, 1, 3, 7, 64}) {
+        BsrSpmvOptions o;
+        o.kernel = BsrKernel::host_symmetric;
+        o.symmetric = true;
+        o.host_parts = parts;
+        out.push_back({"host_symmetric, " + std::to_string(parts) + " parts", o});
+      }
+    return out;
+  }
+
   /// The kernel a plan must run for these options and block size.
   static BsrKernel expected_kernel(const BsrSpmvOptions& o, int b) {
     if (o.backend == Backend::portable) return BsrKernel::portable;
+    // The test matrices are far below bsr_symmetric_min_bytes: a symmetric declaration keeps the
+    // default kernel (SymmetricAutomaticChoiceFollowsSize covers the large case).
     if (o.kernel == BsrKernel::automatic) return bsr_default_kernel(cuda, host, b);
     return o.kernel;
   }
@@ -257,12 +358,15 @@ struct Kit {
   /// Every configuration of configs(b), modes N and T, (alpha, beta) = (1.5, 0) with y poisoned
   /// and (-0.5, 0.75) with y random, rank 1 and rank 2 (LayoutLeft and LayoutRight, 3 columns).
   static void run_configs(const HostBsr& A0, const std::string& what, uint64_t salt) {
+    run_configs(A0, configs(A0.block_size), what, salt);
+  }
+  static void run_configs(const HostBsr& A0, const std::vector<Config>& list, const std::string& what, uint64_t salt) {
     const HostBsr A = rounded<Scalar>(A0);
     const HostCsr csr = host_bsr_to_csr(A);  // explicit zeros kept: the same products
     const BsrType a = to_bsr<BsrType>(A);
     ASSERT_EQ(int64_t{a.numRows()}, csr.num_rows);
     ASSERT_EQ(int64_t{a.numCols()}, csr.num_cols);
-    for (const Config& c : configs(A.block_size)) {
+    for (const Config& c : list) {
       const Plan plan(a, c.options);
       EXPECT_EQ(plan.kernel(), expected_kernel(c.options, A.block_size)) << c.name << ", " << what;
       for (const char* mode : {"N", "T"})
@@ -499,6 +603,141 @@ TYPED_TEST(BsrSpmv, BadArgumentsThrowClearly) {
   }
 }
 
+// Matrices declared symmetric: every kernel with the declaration (mode T then runs the mode N
+// kernel), host_symmetric with 1 to 64 parts. The arrow's block row 0 reaches every block column,
+// so with several parts every part spills into every later one; empty block rows/columns, duplicate
+// blocks and an unmirrored zero block are in the others.
+TYPED_TEST(BsrSpmv, SymmetricMatricesEveryKernel) {
+  using K = Kit<TypeParam>;
+  uint64_t salt = 70000;
+  for (int b : kBlockSizes) {
+    const HostBsr S = random_symmetric_bsr(29, b, 5.0, 70 + b, [](int64_t I) { return I % 6 != 2 && I != 0 && I != 28; });
+    ASSERT_EQ(block_row_length(S, 0), 0);
+    ASSERT_EQ(block_row_length(S, 28), 0);
+    ASSERT_GT(S.num_blocks(), 29);
+    K::run_configs(S, K::symmetric_configs(b), "29 x 29 symmetric blocks with empty block rows", salt += 1000);
+    K::run_configs(symmetric_arrow(23, b, 90 + b), K::symmetric_configs(b), "23 x 23 symmetric arrow", salt += 1000);
+    const HostBsr D = with_duplicates_and_unmirrored_zero_blocks(S);
+    ASSERT_GT(D.num_blocks(), S.num_blocks());
+    K::run_configs(D, K::symmetric_configs(b), "symmetric with duplicate blocks and unmirrored zero blocks",
+                   salt += 1000);
+  }
+  // The empty, one-block and 0 x 0 matrices.
+  K::run_configs(empty_bsr(5, 5, 3), K::symmetric_configs(3), "5 x 5 empty", salt += 1000);
+  for (int b : {1, 4}) {
+    HostBsr one = one_block(b, 95 + b);
+    for (int r = 0; r < b; ++r)
+      for (int c = 0; c < r; ++c) one.values[c * b + r] = one.values[r * b + c];
+    K::run_configs(one, K::symmetric_configs(b), "1 x 1 symmetric block", salt += 1000);
+  }
+  for (const Config& c : K::symmetric_configs(1)) {
+    const typename K::Plan plan{TypeParam(), c.options};
+    typename K::Vec x("x", 0), y("y", 0);
+    EXPECT_NO_THROW(plan.apply("N", typename K::Scalar(1), x, typename K::Scalar(0), y)) << c.name;
+  }
+}
+
+// The automatic kernel for a matrix declared symmetric: host_symmetric on host spaces from
+// bsr_symmetric_min_bytes of values (an elasticity matrix just above it), the default kernel
+// below (a few blocks) and on CUDA; mode N and T on the large one against the reference.
+TYPED_TEST(BsrSpmv, SymmetricAutomaticChoiceFollowsSize) {
+  using K = Kit<TypeParam>;
+  using Scalar = typename K::Scalar;
+  BsrSpmvOptions sym;
+  sym.symmetric = true;
+  const HostBsr small = random_symmetric_bsr(12, 3, 4.0, 1500, [](int64_t) { return true; });
+  EXPECT_EQ(typename K::Plan(to_bsr<TypeParam>(small), sym).kernel(), bsr_default_kernel(K::cuda, K::host, 3));
+  // elasticity3d(n, 3) stores 243 scalars per interior node: n = 22 (float: 28) passes 16 MiB.
+  const int n = sizeof(Scalar) == 8 ? 22 : 28;
+  const HostCsr E = rounded<Scalar>(gen::elasticity3d(n, 3, test::seed_for(1501)));
+  const TypeParam a = to_bsr<TypeParam>(csr_to_host_bsr(E, 3));
+  ASSERT_GE(int64_t(a.values.extent(0)) * int64_t(sizeof(Scalar)), bsr_symmetric_min_bytes);
+  const typename K::Plan plan(a, sym);
+  EXPECT_EQ(plan.kernel(), K::host ? BsrKernel::host_symmetric : bsr_default_kernel(K::cuda, K::host, 3))
+      << plan.describe();
+  EXPECT_TRUE(contains(plan.describe(), "(automatic)")) << plan.describe();
+  EXPECT_TRUE(K::check(plan, E, "N", 1.5, 0.0, 1502)) << plan.describe();
+  EXPECT_TRUE(K::check(plan, E, "T", -0.5, 0.75, 1503)) << plan.describe();
+}
+
+// The promise is checked: the first entry that differs from its mirror is named; non-square,
+// unsorted block columns, an unmirrored non-zero block, host_symmetric without the declaration,
+// host_symmetric on CUDA, a negative host_parts; update_values() checks again.
+TYPED_TEST(BsrSpmv, SymmetricPromiseIsChecked) {
+  using K = Kit<TypeParam>;
+  using Scalar = typename K::Scalar;
+  const std::string space = K::ExecSpace::name();
+  BsrSpmvOptions sym;
+  sym.symmetric = true;
+  // Non-square.
+  EXPECT_TRUE(throws_invalid_argument([&] { typename K::Plan p(to_bsr<TypeParam>(random_bsr(6, 5, 2, 2.0, 1400)), sym); },
+                                      {"symmetric", "square", "6 x 5 blocks"}));
+  const HostBsr S = rounded<Scalar>(random_symmetric_bsr(12, 3, 4.0, 1410, [](int64_t) { return true; }));
+  EXPECT_NO_THROW(typename K::Plan(to_bsr<TypeParam>(S), sym));
+  // One entry off: block row I's first block right of the diagonal, entry (1, 2).
+  int64_t k = -1, I = 0;
+  for (; I < S.num_block_rows && k < 0; ++I)
+    for (int64_t q = S.row_map[I]; q < S.row_map[I + 1]; ++q)
+      if (S.entries[q] > I) {
+        k = q;
+        break;
+      }
+  ASSERT_GE(k, 0);
+  --I;
+  const int64_t J = S.entries[k];
+  HostBsr P = S;
+  P.values[k * 9 + 1 * 3 + 2] += 1;
+  const std::string where = "A(" + std::to_string(I * 3 + 1) + ", " + std::to_string(J * 3 + 2) + ")";
+  EXPECT_TRUE(throws_invalid_argument([&] { typename K::Plan p(to_bsr<TypeParam>(P), sym); },
+                                      {"BsrSpmvOptions::symmetric promises A == A^T", where}));
+  // A non-zero block without a mirror (the upper one dropped, the lower one kept).
+  HostBsr M = empty_bsr(2, 2, 2);
+  M.entries = {0, 0, 1};
+  M.row_map = {0, 1, 3};
+  M.values = {1, 0, 0, 1, /* (1, 0) */ 0, 0, 5, 0, /* (1, 1) */ 1, 0, 0, 1};
+  EXPECT_TRUE(throws_invalid_argument([&] { typename K::Plan p(to_bsr<TypeParam>(M), sym); },
+                                      {"A(3, 0) = 5", "block not stored"}));
+  // Unsorted block columns.
+  HostBsr U = empty_bsr(2, 2, 1);
+  U.entries = {1, 0, 0};
+  U.row_map = {0, 2, 3};
+  U.values = {2, 1, 2};
+  EXPECT_TRUE(throws_invalid_argument([&] { typename K::Plan p(to_bsr<TypeParam>(U), sym); },
+                                      {"ascending block columns", "block row 0 has block column 0 after 1"}));
+  // host_symmetric needs the declaration, and a host space.
+  BsrSpmvOptions forced;
+  forced.kernel = BsrKernel::host_symmetric;
+  if (K::host)
+    EXPECT_TRUE(throws_invalid_argument([&] { typename K::Plan p(to_bsr<TypeParam>(S), forced); },
+                                        {"host_symmetric needs BsrSpmvOptions::symmetric = true"}));
+  forced.symmetric = true;
+  if (K::host)
+    EXPECT_EQ(typename K::Plan(to_bsr<TypeParam>(S), forced).kernel(), BsrKernel::host_symmetric);
+  else
+    EXPECT_TRUE(throws_invalid_argument([&] { typename K::Plan p(to_bsr<TypeParam>(S), forced); },
+                                        {"host_symmetric", "runs on host execution spaces", space}));
+  BsrSpmvOptions negative;
+  negative.host_parts = -1;
+  EXPECT_TRUE(throws_invalid_argument([&] { typename K::Plan p(to_bsr<TypeParam>(S), negative); },
+                                      {"host_parts = -1"}));
+  // update_values(): a symmetric change is followed; an asymmetric one throws.
+  for (const Config& c : K::symmetric_configs(3)) {
+    TypeParam a = to_bsr<TypeParam>(S);
+    typename K::Plan plan(a, c.options);
+    HostBsr S2 = S;
+    for (double& v : S2.values) v = -2 * v + (v == 0 ? 0 : 1);  // still symmetric, different values
+    Kokkos::deep_copy(a.values, test::to_view<typename TypeParam::values_type>(rounded<Scalar>(S2).values));
+    if (plan.kernel() == BsrKernel::host_symmetric)  // its packed copy is a snapshot
+      EXPECT_TRUE(K::check(plan, host_bsr_to_csr(S), "N", 1.5, 0.0, 1419)) << c.name << ": the packed copy is a snapshot";
+    EXPECT_NO_THROW(plan.update_values()) << c.name;
+    EXPECT_TRUE(K::check(plan, host_bsr_to_csr(rounded<Scalar>(S2)), "N", 1.5, 0.0, 1420)) << c.name;
+    EXPECT_TRUE(K::check(plan, host_bsr_to_csr(rounded<Scalar>(S2)), "T", -0.5, 0.75, 1421)) << c.name;
+    Kokkos::deep_copy(a.values, test::to_view<typename TypeParam::values_type>(rounded<Scalar>(P).values));
+    EXPECT_TRUE(throws_invalid_argument([&] { plan.update_values(); }, {"BsrSpmvPlan::update_values", where}))
+        << c.name;
+  }
+}
+
 TYPED_TEST(BsrSpmv, DescribeNamesTheKernel) {
   using K = Kit<TypeParam>;
   const TypeParam a = to_bsr<TypeParam>(random_bsr(6, 4, 3, 2.0, 1100));
@@ -513,7 +752,22 @@ TYPED_TEST(BsrSpmv, DescribeNamesTheKernel) {
     const bool automatic = c.options.kernel == BsrKernel::automatic && c.options.backend == Backend::automatic;
     EXPECT_TRUE(contains(d, automatic ? "(automatic)" : "(forced)")) << c.name << "\n" << d;
     if (plan.kernel() == BsrKernel::host_padded) EXPECT_TRUE(contains(d, "padded to 8 scalars")) << d;
+    EXPECT_TRUE(contains(d, "mode T: atomic scatter")) << d;
     EXPECT_EQ(plan.matrix().values.data(), a.values.data()) << "the plan must keep A's Views";
+  }
+  const HostBsr S = random_symmetric_bsr(8, 3, 4.0, 1110, [](int64_t) { return true; });
+  int64_t upper_blocks = 0;
+  for (int64_t I = 0; I < S.num_block_rows; ++I)
+    for (int64_t k = S.row_map[I]; k < S.row_map[I + 1]; ++k) upper_blocks += S.entries[k] >= I;
+  for (const Config& c : K::symmetric_configs(3)) {
+    const typename K::Plan plan(to_bsr<TypeParam>(S), c.options);
+    const std::string d = plan.describe();
+    EXPECT_TRUE(contains(d, "declared symmetric (checked at analysis): mode T runs the mode N kernel")) << d;
+    if (plan.kernel() == BsrKernel::host_symmetric)
+      EXPECT_TRUE(contains(d, "reads a packed copy of the diagonal and upper blocks only: " + std::to_string(upper_blocks) + " of " +
+                                  std::to_string(S.num_blocks()) + " stored blocks"))
+          << d;
+    if (c.options.host_parts > 0) EXPECT_TRUE(contains(d, std::to_string(c.options.host_parts) + " host parts")) << d;
   }
 }
 

@@ -11,12 +11,17 @@
 // multiple of 8 scalars, so each row of each block starts on a 64-byte boundary (the paper's
 // padded variant for aligned SIMD loads).
 //
-// Both run an AVX2 + FMA copy of the block-row loop when the CPU has them (impl/utils/host_isa.hpp),
+// host_symmetric (BsrSpmvOptions::symmetric) reads only the diagonal and upper blocks of a
+// symmetric matrix and applies each upper block twice, as itself and as its transpose: about half
+// the value bytes of the general kernels, which is what a bandwidth-bound BSR SpMV pays for.
+//
+// All three run an AVX2 + FMA copy of the block-row loop when the CPU has them (impl/utils/host_isa.hpp),
 // for when memory is not the limit: on the 2-core CI machine while its memory system was fast
 // (triad 55 GB/s), a -march=native build ran elasticity dof 6 in 6.9 ms instead of 10.5 ms (the
 // 6-term dots become vector FMAs; dof 3 unchanged); at triad 30 GB/s both run at the bandwidth
 // limit, 1.45x Kokkos Kernels' CSR, which is the ratio of the bytes.
 #include <Kokkos_Core.hpp>
+#include <type_traits>
 
 #include "impl/utils/host_isa.hpp"
 
@@ -59,41 +64,130 @@ KOKKOS_FORCEINLINE_FUNCTION void bsr_block_rows(const BsrType& A, int runtime_b,
   }
 }
 
+/// Block rows [I0, I1) of the host_symmetric kernel. A equals its transpose (checked at
+/// analysis); row_map / entries / values hold, packed contiguously, only each block row's diagonal
+/// block and the blocks right of it (about half of A's blocks). Each such block A(I, J) adds
+/// A(I, J) x_J to y_I and, when J != I, A(I, J)^T (alpha x_I) to y_J, which stands for the unread
+/// block A(J, I) = A(I, J)^T. y_J is this part's own row when J < I1; later rows belong to later
+/// parts, so their share goes to this part's `spill` (block row J at spill[(J - I1) * b]) and is
+/// added after every part has finished. The part's y rows were scaled by beta and its spill
+/// zeroed before (see SymmetricRows).
+template <int B, class Offset, class Ordinal, class Value, class XView, class YView, class Scalar>
+KOKKOS_FORCEINLINE_FUNCTION void bsr_symmetric_block_rows(int runtime_b, const Offset* row_map, const Ordinal* entries,
+                                                          const Value* __restrict values, int64_t I0, int64_t I1,
+                                                          Scalar alpha, const XView& x, const YView& y,
+                                                          Scalar* __restrict spill) {
+  constexpr int capacity = B > 0 ? B : 32;
+  const int b = B > 0 ? B : runtime_b;
+  const int64_t block_stride = int64_t{b} * b;
+  for (int64_t I = I0; I < I1; ++I) {
+    const int64_t row = I * b;
+    Scalar ax[capacity], acc[capacity];
+    for (int r = 0; r < b; ++r) {
+      ax[r] = alpha * Scalar(x(row + r));
+      acc[r] = Scalar(0);
+    }
+    for (int64_t k = int64_t(row_map[I]); k < int64_t(row_map[I + 1]); ++k) {
+      const int64_t J = entries[k], col = J * b;
+      const Value* block = values + k * block_stride;
+      Scalar xs[capacity];
+      for (int c = 0; c < b; ++c) xs[c] = Scalar(x(col + c));
+      for (int r = 0; r < b; ++r) {
+        Scalar dot = Scalar(0);
+        for (int c = 0; c < b; ++c) dot += Scalar(block[r * b + c]) * xs[c];
+        acc[r] += dot;
+      }
+      if (J == I) continue;
+      Scalar t[capacity];
+      for (int c = 0; c < b; ++c) t[c] = Scalar(0);
+      for (int r = 0; r < b; ++r)
+        for (int c = 0; c < b; ++c) t[c] += Scalar(block[r * b + c]) * ax[r];
+      if (J < I1) {
+        for (int c = 0; c < b; ++c) y(col + c) += t[c];
+      } else {
+        Scalar* s = spill + (J - I1) * b;
+        for (int c = 0; c < b; ++c) s[c] += t[c];
+      }
+    }
+    for (int r = 0; r < b; ++r) y(row + r) += alpha * acc[r];
+  }
+}
+
+/// One part of the general kernels (host_block_row, host_padded): rows<B>() runs its block rows
+/// with block size B (0: runtime).
 template <bool Padded, class BsrType, class Value, class XView, class YView, class Scalar>
-KOKKOS_FORCEINLINE_FUNCTION void bsr_block_rows_any(const BsrType& A, const Value* values, int64_t I0, int64_t I1,
-                                                    Scalar alpha, const XView& x, Scalar beta, const YView& y) {
-  const int b = A.block_size();
+struct GeneralRows {
+  const BsrType& A;
+  const Value* values;
+  int64_t I0, I1;
+  Scalar alpha;
+  const XView& x;
+  Scalar beta;
+  const YView& y;
+
+  template <int B>
+  KOKKOS_FORCEINLINE_FUNCTION void rows() const {
+    bsr_block_rows<B, Padded>(A, A.block_size(), values, I0, I1, alpha, x, beta, y);
+  }
+};
+
+/// One part of host_symmetric: scales the part's y rows by beta (beta == 0 writes zeros without
+/// reading y) and zeroes its spill, then runs its block rows.
+template <class Offset, class Ordinal, class Value, class XView, class YView, class Scalar>
+struct SymmetricRows {
+  int b;
+  const Offset* row_map;
+  const Ordinal* entries;
+  const Value* values;
+  int64_t I0, I1;
+  Scalar alpha;
+  const XView& x;
+  Scalar beta;
+  const YView& y;
+  Scalar* spill;
+  int64_t spill_size;
+
+  template <int B>
+  KOKKOS_FORCEINLINE_FUNCTION void rows() const {
+    for (int64_t row = I0 * b; row < I1 * b; ++row) y(row) = beta == Scalar(0) ? Scalar(0) : beta * y(row);
+    for (int64_t i = 0; i < spill_size; ++i) spill[i] = Scalar(0);
+    bsr_symmetric_block_rows<B>(b, row_map, entries, values, I0, I1, alpha, x, y, spill);
+  }
+};
+
+/// body.rows<B>() with B = b for b <= 8 (compile-time block size: fully unrolled loops, constant
+/// offsets) and B = 0 (runtime b) above.
+template <class Body>
+KOKKOS_FORCEINLINE_FUNCTION void with_block_size(int b, const Body& body) {
   switch (b) {
-    case 1: return bsr_block_rows<1, Padded>(A, b, values, I0, I1, alpha, x, beta, y);
-    case 2: return bsr_block_rows<2, Padded>(A, b, values, I0, I1, alpha, x, beta, y);
-    case 3: return bsr_block_rows<3, Padded>(A, b, values, I0, I1, alpha, x, beta, y);
-    case 4: return bsr_block_rows<4, Padded>(A, b, values, I0, I1, alpha, x, beta, y);
-    case 5: return bsr_block_rows<5, Padded>(A, b, values, I0, I1, alpha, x, beta, y);
-    case 6: return bsr_block_rows<6, Padded>(A, b, values, I0, I1, alpha, x, beta, y);
-    case 7: return bsr_block_rows<7, Padded>(A, b, values, I0, I1, alpha, x, beta, y);
-    case 8: return bsr_block_rows<8, Padded>(A, b, values, I0, I1, alpha, x, beta, y);
-    default: return bsr_block_rows<0, Padded>(A, b, values, I0, I1, alpha, x, beta, y);
+    case 1: return body.template rows<1>();
+    case 2: return body.template rows<2>();
+    case 3: return body.template rows<3>();
+    case 4: return body.template rows<4>();
+    case 5: return body.template rows<5>();
+    case 6: return body.template rows<6>();
+    case 7: return body.template rows<7>();
+    case 8: return body.template rows<8>();
+    default: return body.template rows<0>();
   }
 }
 
 #if defined(SPROCKET_HOST_AVX2_CLONE)
-template <bool Padded, class BsrType, class Value, class XView, class YView, class Scalar>
-__attribute__((target("avx2,fma"), noinline)) void bsr_block_rows_avx2(const BsrType& A, const Value* values,
-                                                                        int64_t I0, int64_t I1, Scalar alpha,
-                                                                        const XView& x, Scalar beta, const YView& y) {
-  bsr_block_rows_any<Padded>(A, values, I0, I1, alpha, x, beta, y);
+// The bodies' rows<B>() are force-inlined, so all of a part's arithmetic is compiled for AVX2 + FMA here.
+template <class Body>
+__attribute__((target("avx2,fma"), noinline)) void with_block_size_avx2(int b, const Body& body) {
+  with_block_size(b, body);
 }
 #endif
 
-/// One part's block rows, with the AVX2 + FMA copy when `avx2`.
-template <bool Padded, class BsrType, class Value, class XView, class YView, class Scalar>
-inline void bsr_part(bool avx2, const BsrType& A, const Value* values, int64_t I0, int64_t I1, Scalar alpha,
-                     const XView& x, Scalar beta, const YView& y) {
+/// One part, with the AVX2 + FMA copy when `avx2`.
+template <class Body>
+inline void run_part(bool avx2, int b, const Body& body) {
 #if defined(SPROCKET_HOST_AVX2_CLONE)
-  if (avx2) return bsr_block_rows_avx2<Padded>(A, values, I0, I1, alpha, x, beta, y);
+  if (avx2) return with_block_size_avx2(b, body);
 #endif
   (void)avx2;
-  bsr_block_rows_any<Padded>(A, values, I0, I1, alpha, x, beta, y);
+  with_block_size(b, body);
 }
 
 /// parts: block rows [parts(p), parts(p + 1)) for part p; use_padded: read `padded` (rows of
@@ -104,13 +198,55 @@ void bsr_spmv(const ExecSpace& space, const BsrType& A, const Parts& parts, cons
   const auto* values = A.values.data();
   const auto* padded_values = padded.data();
   const bool avx2 = host_has_avx2_fma();
+  const int b = A.block_size();
+  using Value = std::remove_pointer_t<decltype(values)>;
+  using PaddedValue = std::remove_pointer_t<decltype(padded_values)>;
   Kokkos::parallel_for(
       "Sprocket::bsr_spmv::host", Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Static>>(space, 0, parts.extent(0) - 1),
       KOKKOS_LAMBDA(const int64_t p) {
         if (use_padded)
-          bsr_part<true>(avx2, A, padded_values, parts(p), parts(p + 1), alpha, x, beta, y);
+          run_part(avx2, b, GeneralRows<true, BsrType, PaddedValue, XView, YView, Scalar>{
+                                A, padded_values, parts(p), parts(p + 1), alpha, x, beta, y});
         else
-          bsr_part<false>(avx2, A, values, parts(p), parts(p + 1), alpha, x, beta, y);
+          run_part(avx2, b, GeneralRows<false, BsrType, Value, XView, YView, Scalar>{
+                                A, values, parts(p), parts(p + 1), alpha, x, beta, y});
+      });
+}
+
+/// host_symmetric: y = alpha A x + beta y reading only the packed diagonal and upper blocks
+/// (work.upper_*; A == A^T, so mode T is the same product). work.parts as above; part p's spill
+/// holds block rows [parts(p + 1), reach(p)) at spill(spill_offset(p)), b scalars each. Two
+/// passes: every part its own block rows, then every part adds the earlier parts' spills that
+/// fall into its rows (in part order, so the sums do not depend on the thread schedule).
+template <class ExecSpace, class Work, class XView, class YView, class Scalar>
+void bsr_spmv_symmetric(const ExecSpace& space, int b, const Work& work, Scalar alpha, const XView& x, Scalar beta,
+                        const YView& y) {
+  const bool avx2 = host_has_avx2_fma();
+  const auto* row_map = work.upper_row_map.data();
+  const auto* entries = work.upper_entries.data();
+  const auto* values = work.upper_values.data();
+  using Offset = std::remove_const_t<std::remove_pointer_t<decltype(row_map)>>;
+  using Ordinal = std::remove_const_t<std::remove_pointer_t<decltype(entries)>>;
+  using Value = std::remove_const_t<std::remove_pointer_t<decltype(values)>>;
+  Scalar* spill = work.spill.data();
+  const auto parts = work.parts, reach = work.reach, spill_offset = work.spill_offset;
+  const int64_t num_parts = int64_t(parts.extent(0)) - 1;
+  using Policy = Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Static>>;
+  Kokkos::parallel_for(
+      "Sprocket::bsr_spmv::host_symmetric", Policy(space, 0, num_parts), KOKKOS_LAMBDA(const int64_t p) {
+        run_part(avx2, b, SymmetricRows<Offset, Ordinal, Value, XView, YView, Scalar>{
+                              b, row_map, entries, values, parts(p), parts(p + 1), alpha, x, beta, y,
+                              spill + spill_offset(p), spill_offset(p + 1) - spill_offset(p)});
+      });
+  if (num_parts < 2) return;  // one part owns every row: nothing spilled
+  Kokkos::parallel_for(
+      "Sprocket::bsr_spmv::host_symmetric_spills", Policy(space, 0, num_parts), KOKKOS_LAMBDA(const int64_t p) {
+        const int64_t I0 = parts(p), I1 = parts(p + 1);
+        for (int64_t q = 0; q < p; ++q) {
+          const int64_t first = parts(q + 1), lo = first > I0 ? first : I0, hi = reach(q) < I1 ? reach(q) : I1;
+          const Scalar* s = spill + spill_offset(q);
+          for (int64_t i = lo * b; i < hi * b; ++i) y(i) += s[i - first * b];
+        }
       });
 }
 
