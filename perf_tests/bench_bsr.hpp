@@ -17,8 +17,9 @@
 // Bytes per apply, per implementation (each input read once, each output written once):
 //   BSR (ours, cusparse): stored scalars (zero fill included) * sizeof(Scalar)
 //                         + blocks * sizeof(int) + (block rows + 1) * sizeof(Offset)
-//   host_symmetric:       the same over the diagonal and upper blocks only, + block rows * 8
-//                         (its int64 upper-part starts); y's read-modify-writes of the transposed
+//   host_symmetric:       its packed copy of the diagonal and upper blocks: their scalars
+//                         * sizeof(Scalar) + their count * sizeof(int) + (block rows + 1) * 8
+//                         (int64 row map), + x and y; y's read-modify-writes of the transposed
 //                         products stay in cache for banded matrices and are not counted
 //   CSR (kk, csr):        nnz * (sizeof(Scalar) + sizeof(int)) + (rows + 1) * sizeof(Offset)
 //   both:                 + cols * sizeof(Scalar) (x) + rows * sizeof(Scalar) (y; twice when beta != 0)
@@ -274,8 +275,7 @@ int run_matrix(const Args& args, const std::string& name, const Sprocket::HostCs
   };
   const double symmetric_bytes = static_cast<double>(upper_blocks) * b * b * sizeof(Scalar) +
                                  static_cast<double>(upper_blocks) * sizeof(int) +
-                                 static_cast<double>(A.num_block_rows() + 1) * sizeof(Offset) +
-                                 static_cast<double>(A.num_block_rows()) * sizeof(int64_t) + vector_bytes;
+                                 static_cast<double>(A.num_block_rows() + 1) * sizeof(int64_t) + vector_bytes;
   const double csr_bytes = static_cast<double>(nnz) * (sizeof(Scalar) + sizeof(int)) +
                            static_cast<double>(rows + 1) * sizeof(Offset) + vector_bytes;
 

@@ -80,8 +80,10 @@ class BsrSpmvPlan : public Impl::LinearOperator<BsrSpmvPlan<BsrType>, typename B
                      "A == A^T, checked at analysis)");
     SPROCKET_REQUIRE(options.host_parts >= 0, "BsrSpmvPlan: BsrSpmvOptions::host_parts = ", options.host_parts,
                      " (0 for one part per thread, or a positive count)");
-    if (options.symmetric) upper_ = Impl::bsr_check_symmetric(A_, "BsrSpmvPlan");
-    if (kernel_ == BsrKernel::host_symmetric) refresh_upper_part();
+    if (options.symmetric) {
+      const std::vector<int64_t> upper = Impl::bsr_check_symmetric(A_, "BsrSpmvPlan");
+      if (kernel_ == BsrKernel::host_symmetric) refresh_upper_part(upper);
+    }
     if (host_kernel) build_parts();
     if (kernel_ == BsrKernel::host_padded) refresh_padded();
   }
@@ -90,8 +92,10 @@ class BsrSpmvPlan : public Impl::LinearOperator<BsrSpmvPlan<BsrType>, typename B
   /// InvalidArgument if it no longer is) and refreshes the copies host_padded and host_symmetric
   /// read. A no-op for the other plans, whose kernels read A's values directly.
   void update_values() {
-    if (options_.symmetric) Impl::bsr_check_symmetric(A_, "BsrSpmvPlan::update_values");
-    if (kernel_ == BsrKernel::host_symmetric) refresh_upper_part();
+    if (options_.symmetric) {
+      const std::vector<int64_t> upper = Impl::bsr_check_symmetric(A_, "BsrSpmvPlan::update_values");
+      if (kernel_ == BsrKernel::host_symmetric) refresh_upper_part(upper);
+    }
     if (kernel_ == BsrKernel::host_padded) refresh_padded();
   }
 
@@ -123,26 +127,29 @@ class BsrSpmvPlan : public Impl::LinearOperator<BsrSpmvPlan<BsrType>, typename B
 
  private:
   // Contiguous block-row ranges with about equal stored blocks (+ 1 per block row), one per host
-  // thread unless host_parts says otherwise. host_symmetric counts the blocks it reads (its
-  // packed copy) and sizes each part's spill: the block rows past the part that its blocks reach.
+  // thread unless host_parts says otherwise. host_symmetric (whose packed copy is built first)
+  // counts the blocks of its copy and sizes each part's spill: the block rows past the part that
+  // its blocks reach.
   void build_parts() {
     const bool symmetric = kernel_ == BsrKernel::host_symmetric;
-    auto row_map = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A_.row_map);
+    const auto row_map = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A_.row_map);
+    const auto upper_row_map = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), work_.upper_row_map);
     const int64_t n = A_.num_block_rows();
     std::vector<int64_t> cost(n + 1, 0);
     for (int64_t I = 0; I < n; ++I)
-      cost[I + 1] = cost[I] + int64_t(row_map(I + 1)) - (symmetric ? upper_[I] : int64_t(row_map(I))) + 1;
+      cost[I + 1] = cost[I] + 1 +
+                    (symmetric ? upper_row_map(I + 1) - upper_row_map(I) : int64_t(row_map(I + 1) - row_map(I)));
     num_parts_ = options_.host_parts > 0 ? options_.host_parts : std::max(1, execution_space().concurrency());
     const std::vector<int64_t> parts = Impl::balanced_parts(cost, num_parts_);
     work_.parts = Impl::to_device_view<int64_t, device_type>(parts, "Sprocket::bsr_spmv::parts");
     if (!symmetric) return;
-    auto entries = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A_.entries);
+    const auto entries = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), work_.upper_entries);
     std::vector<int64_t> reach(num_parts_), spill_offset(num_parts_ + 1, 0);
     for (int p = 0; p < num_parts_; ++p) {
       reach[p] = parts[p + 1];
       for (int64_t I = parts[p]; I < parts[p + 1]; ++I)
-        if (int64_t(row_map(I + 1)) > upper_[I])  // ascending columns: the last block reaches furthest
-          reach[p] = std::max(reach[p], int64_t(entries(row_map(I + 1) - 1)) + 1);
+        if (upper_row_map(I + 1) > upper_row_map(I))  // ascending columns: the last block reaches furthest
+          reach[p] = std::max(reach[p], int64_t(entries(upper_row_map(I + 1) - 1)) + 1);
       spill_offset[p + 1] = spill_offset[p] + (reach[p] - parts[p + 1]) * A_.block_size();
     }
     work_.reach = Impl::to_device_view<int64_t, device_type>(reach, "Sprocket::bsr_spmv::reach");
@@ -151,9 +158,9 @@ class BsrSpmvPlan : public Impl::LinearOperator<BsrSpmvPlan<BsrType>, typename B
         Kokkos::ViewAllocateWithoutInitializing("Sprocket::bsr_spmv::spill"), spill_offset[num_parts_]);
   }
 
-  // host_symmetric's packed copy of the diagonal and upper blocks (upper_ from the check).
-  void refresh_upper_part() {
-    const auto part = Impl::bsr_pack_upper(A_, upper_);
+  // host_symmetric's packed copy of the diagonal and upper blocks (upper: from the check).
+  void refresh_upper_part(const std::vector<int64_t>& upper) {
+    const auto part = Impl::bsr_pack_upper(A_, upper);
     work_.upper_row_map = Impl::to_device_view<int64_t, device_type>(part.row_map, "Sprocket::bsr_spmv::upper_row_map");
     work_.upper_entries = Impl::to_device_view<ordinal_type, device_type>(part.entries, "Sprocket::bsr_spmv::upper_entries");
     work_.upper_values = Impl::to_device_view<scalar_type, device_type>(part.values, "Sprocket::bsr_spmv::upper_values");
@@ -187,7 +194,6 @@ class BsrSpmvPlan : public Impl::LinearOperator<BsrSpmvPlan<BsrType>, typename B
   BsrSpmvOptions options_;
   BsrKernel kernel_ = BsrKernel::portable;
   int num_parts_ = 0;        ///< host kernels: work_.parts holds num_parts_ + 1 block-row boundaries
-  std::vector<int64_t> upper_;  ///< declared symmetric: block row I's first block with column >= I
   Impl::BsrHostWork<scalar_type, ordinal_type, device_type> work_;
 };
 
