@@ -2,9 +2,10 @@
 # Installs the Debian packages Sprocket needs, when missing. As root it runs apt-get; otherwise it
 # prints the apt command to run and fails.
 set -euo pipefail
+# ccache: repeated builds on one machine (a fresh clone in CI too) reuse compiled objects.
 # python3-scipy: SciPy's eigsh is the reference of unit_tests/solvers/test_lobpcg.cpp.
 PACKAGES=(cmake g++ make patch ca-certificates dpkg-dev libgtest-dev libgmock-dev libbenchmark-dev
-          liblapack-dev zlib1g-dev python3-scipy "$@")
+          liblapack-dev zlib1g-dev python3-scipy ccache "$@")
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

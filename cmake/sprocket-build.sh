@@ -12,6 +12,9 @@
 #   SPROCKET_DEPS_DIR    dependency cache (default ~/.cache/sprocket)
 #   KOKKOS_PREFIX        use an existing Kokkos + Kokkos Kernels install instead of building one
 #   SPROCKET_JOBS        parallel build jobs (default nproc)
+#   SPROCKET_CCACHE      0 to compile without ccache (default: use it when installed)
+#   CCACHE_DIR           compiler cache (default $SPROCKET_DEPS_DIR/ccache, outside the checkout, so
+#                        a fresh clone on the same machine reuses the objects of earlier builds)
 set -euo pipefail
 CONFIG="${1:?usage: sprocket-build.sh <host|cuda> <action>}"
 ACTION="${2:?usage: sprocket-build.sh <host|cuda> <action>}"
@@ -35,6 +38,15 @@ fi
 
 BUILD="$ROOT/build/$CONFIG"
 cmake_args=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=$PREFIX")
+# ccache keyed on paths relative to the checkout (CCACHE_BASEDIR), so clones in other folders hit.
+if [[ "${SPROCKET_CCACHE:-1}" != 0 ]] && command -v ccache >/dev/null; then
+  export CCACHE_DIR="${CCACHE_DIR:-${SPROCKET_DEPS_DIR:-$HOME/.cache/sprocket}/ccache}"
+  export CCACHE_BASEDIR="$ROOT" CCACHE_NOHASHDIR=true
+  ccache --max-size "${SPROCKET_CCACHE_SIZE:-8G}" >/dev/null
+  cmake_args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+else
+  cmake_args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=)
+fi
 if [[ "$CONFIG" == cuda ]]; then
   NVCC="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"
   [[ -x "$NVCC" ]] || { say "nvcc not found: the CUDA configuration needs the CUDA toolkit"; exit 1; }

@@ -2,8 +2,9 @@
 // sprocket-bench: what every benchmark kernel shares. The command line (Args), the kernel registry
 // entry (KernelEntry), output (Record: one JSON line or one table row), timing (median of
 // interleaved repeats, device-synchronised with Kokkos::fence()), matrix loading and the
-// tolerance check against the reference kernels. Kernels live in bench_<kernel>.hpp; each one
-// provides a function returning its KernelEntry and is listed once in sprocket_bench.cpp.
+// tolerance check against the reference kernels. Kernels live in bench_<kernel>.cpp (declared in
+// bench_kernels.hpp); each one provides a function returning its KernelEntry and is listed once
+// in sprocket_bench.cpp.
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
@@ -52,6 +53,7 @@ struct Args {
   int64_t stream_n = int64_t(1) << 26;  ///< elements per stream array
   std::vector<int64_t> ks{32, 128};     ///< spmm (and later dense-operand kernels): --k, columns of B and C
   std::string layout = "both";          ///< spmm: --layout right|left|both, layout of B and C
+  int block_size = 0;                   ///< bsr: --block-size, 0 = auto (detect_block_size), else b
 };
 
 /// A comparison implementation a kernel can be measured against (--compare).
@@ -68,6 +70,8 @@ struct KernelEntry {
   std::vector<std::string> variants;        ///< names accepted by --variant (besides "all")
   std::vector<std::string> all_variants;    ///< what --variant all means
   std::string default_variant;              ///< without --variant
+  /// Older names --variant still accepts (old name -> name in `variants`).
+  std::vector<std::pair<std::string, std::string>> variant_aliases;
   std::vector<Peer> peers;                  ///< names accepted by --compare
   bool uses_matrices = false;               ///< --matrix required (and allowed)
   std::string example;                      ///< an example command line for --help
@@ -147,6 +151,12 @@ class Record {
     return f ? f->text : std::string();
   }
   const std::vector<Field>& fields() const { return fields_; }
+
+  /// Sets every field of other (same key, kind and text), in its order.
+  Record& merge(const Record& other) {
+    for (const Field& f : other.fields_) put(f);
+    return *this;
+  }
 
   std::string to_json() const {
     std::string s = "{";

@@ -189,8 +189,7 @@ struct Runner {
   Sprocket::SpmmOptions untiled_options() const {
     Sprocket::SpmmOptions o;
     if (portable) {
-      o.backend = Sprocket::Backend::portable;
-      o.kernel = Sprocket::SpmmKernel::portable;
+      o.backend = Sprocket::Backend::portable;  // its kernel: the portable backend's choice
       o.tiling.panel_rows = sweep.reference_panel;
       o.tiling.heavy_threshold = sweep.reference_panel + 1;
       o.tiling.min_heavy_fraction = 1.0;
@@ -202,8 +201,7 @@ struct Runner {
   Sprocket::SpmmOptions tiled_options(const Config& c, int64_t heavy_threshold) const {
     Sprocket::SpmmOptions o;
     if (portable) {
-      o.backend = Sprocket::Backend::portable;
-      o.kernel = Sprocket::SpmmKernel::portable;
+      o.backend = Sprocket::Backend::portable;  // its kernel: the portable backend's choice
     } else {
       o.kernel = Sprocket::SpmmKernel::aspt;
     }

@@ -7,17 +7,19 @@
 //                  [--check] [--json] [--describe] [--stream] [--scalar double|float]
 //                  [--offset int|size_t] [--alpha A] [--beta B]
 //   sprocket-bench --kernel bsr --matrix <...> [--block-size auto|<b>] [--compare kk,csr,cusparse]
-//                  [--variant auto|<BsrKernel name>|all] (and the common options above)
+//                  [--variant auto|<BsrKernel name>|portable|all] (and the common options above)
 //   sprocket-bench --kernel spmm --matrix <...> [--k 32,128] [--layout right|left|both]
-//                  [--compare kk,spmv,cusparse] [--variant auto|<SpmmKernel name>|all] (and the common options)
+//                  [--compare kk,spmv,cusparse] [--variant auto|<SpmmKernel name>|portable|all] (and the
+//                  common options)
 //   sprocket-bench --kernel stream [--variant copy|triad|all] [--stream-size N] [--json]
 //
 // Exit status: 0 on success, 1 after a failed --check or an unreadable matrix (the other
 // matrices still run), 2 on bad usage. See perf_tests/README.md.
 //
-// Adding a kernel: write bench_<kernel>.hpp with a function returning its KernelEntry (name,
-// variants, peers, run function) and list it in registry() below; bench_common.hpp has the
-// shared loading, timing, checking and output helpers.
+// Adding a kernel: write bench_<kernel>.cpp with a function returning its KernelEntry (name,
+// variants, peers, run function), declare it in bench_kernels.hpp, list it in registry() below
+// and add the file to sprocket-bench in CMakeLists.txt; bench_common.hpp has the shared loading,
+// timing, checking and output helpers, bench_matrix_loop.hpp the loop every matrix kernel runs.
 
 // Kokkos Kernels 3.4 headers assume Kokkos_Core.hpp was included first.
 #include <Kokkos_Core.hpp>
@@ -25,16 +27,18 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
 
-#include "bench_bsr.hpp"
+#include <unistd.h>
+
+#include "Sprocket_BsrMatrix.hpp"
 #include "bench_common.hpp"
-#include "bench_spmm.hpp"
-#include "bench_spmv.hpp"
+#include "bench_kernels.hpp"
 #include "bench_stream.hpp"
 
 namespace sprocket_bench {
@@ -79,6 +83,11 @@ void usage(std::ostream& os) {
   for (const KernelEntry& k : registry()) {
     os << "  " << k.name << ": " << k.summary << "\n"
        << "      variants: " << join(k.variants) << ", all (default: " << k.default_variant << ")\n";
+    if (!k.variant_aliases.empty()) {
+      std::vector<std::string> aliases;
+      for (const auto& alias : k.variant_aliases) aliases.push_back(alias.first + " = " + alias.second);
+      os << "      older variant names: " << join(aliases) << "\n";
+    }
     if (!k.peers.empty()) {
       std::vector<std::string> names;
       for (const Peer& p : k.peers) names.push_back(p.name + (p.available ? "" : " (not in this build)"));
@@ -163,7 +172,15 @@ Args parse(int argc, char** argv, const KernelEntry** entry_out) {
     else if (arg == "--alpha") args.alpha = parse_real(arg, take());
     else if (arg == "--beta") args.beta = parse_real(arg, take());
     else if (arg == "--stream-size") args.stream_n = parse_integer(arg, take(), 1);
-    else if (arg == "--block-size") bsr::set_block_size_option(take());  // --kernel bsr
+    else if (arg == "--block-size") {
+      const std::string value = take();
+      char* end = nullptr;
+      const long b = value == "auto" ? 0 : std::strtol(value.c_str(), &end, 10);
+      if (value != "auto" && (value.empty() || *end != '\0' || b < 1 || b > Sprocket::max_bsr_block_size))
+        throw UsageError("--block-size needs auto or an integer in [1, " +
+                         std::to_string(Sprocket::max_bsr_block_size) + "], not \"" + value + "\"");
+      args.block_size = static_cast<int>(b);
+    }
     else if (arg == "--k") {
       const std::vector<std::string> items = split_commas(take());
       if (items.empty()) throw UsageError("--k needs a comma-separated list of integers >= 1");
@@ -199,7 +216,9 @@ Args parse(int argc, char** argv, const KernelEntry** entry_out) {
   for (const std::string& raw : variants_raw) {
     const std::vector<std::string> items = split_commas(raw);
     if (items.empty()) throw UsageError("--variant needs a name");
-    for (const std::string& v : items) {
+    for (std::string v : items) {
+      for (const auto& alias : entry->variant_aliases)
+        if (v == alias.first) v = alias.second;
       if (v == "all") {
         for (const std::string& a : entry->all_variants) add_unique(args.variants, a);
       } else if (std::find(entry->variants.begin(), entry->variants.end(), v) != entry->variants.end()) {
@@ -248,7 +267,17 @@ int main(int argc, char** argv) {
       return 0;
     }
 
+  // Kokkos::initialize printf()s its warnings (OMP_PROC_BIND not set, ...) on stdout, which
+  // --json reserves for records: send what it prints to stderr.
+  std::fflush(stdout);
+  const int saved_stdout = dup(STDOUT_FILENO);
+  if (saved_stdout >= 0) dup2(STDERR_FILENO, STDOUT_FILENO);
   Kokkos::initialize(argc, argv);  // removes the --kokkos-* options from argv
+  std::fflush(stdout);
+  if (saved_stdout >= 0) {
+    dup2(saved_stdout, STDOUT_FILENO);
+    close(saved_stdout);
+  }
   int status = 0;
   {
     const sprocket_bench::KernelEntry* entry = nullptr;

@@ -80,17 +80,11 @@ struct BlockGmresResult {
   std::vector<std::vector<double>> history;
   SolverTimings timings;
   std::string message;
-  /// Directions that added no basis vector: dependent or negligible residual columns at a
-  /// restart and vanishing directions of Arnoldi blocks (diagnostics).
+  /// Directions that added no basis vector (deflation), counted by the solver as it drops them:
+  /// dependent or negligible residual columns at a restart and vanishing directions of Arnoldi
+  /// blocks (diagnostics).
   int64_t deflated_directions = 0;
 };
-
-namespace Impl {
-template <class T>
-struct non_deduced {
-  using type = T;
-};
-}  // namespace Impl
 
 /// Solves A X = B by restarted block GMRES with optional right preconditioning
 /// (A M^{-1} U = B, X = M^{-1} U). B and X are n x p, A (and M) n x n. Scalar and Device come
@@ -98,10 +92,20 @@ struct non_deduced {
 template <class Scalar, class Device>
 BlockGmresResult block_gmres(
     const MultiVectorOperator<Scalar, Device>& A,
-    const typename Impl::non_deduced<Kokkos::View<const Scalar**, Kokkos::LayoutLeft, Device>>::type& B,
-    const typename Impl::non_deduced<Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>>::type& X,
+    const typename Impl::NonDeduced<Kokkos::View<const Scalar**, Kokkos::LayoutLeft, Device>>::type& B,
+    const typename Impl::NonDeduced<Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>>::type& X,
     const BlockGmresOptions& options = {},
-    const typename Impl::non_deduced<Preconditioner<Scalar, Device>>::type* M = nullptr);
+    const typename Impl::NonDeduced<Preconditioner<Scalar, Device>>::type* M = nullptr);
+
+/// The same, with every kernel queued on the execution-space instance `space` and only that
+/// instance fenced (the operators are applied through their execution-space overload).
+template <class Scalar, class Device>
+BlockGmresResult block_gmres(
+    const typename Device::execution_space& space, const MultiVectorOperator<Scalar, Device>& A,
+    const typename Impl::NonDeduced<Kokkos::View<const Scalar**, Kokkos::LayoutLeft, Device>>::type& B,
+    const typename Impl::NonDeduced<Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>>::type& X,
+    const BlockGmresOptions& options = {},
+    const typename Impl::NonDeduced<Preconditioner<Scalar, Device>>::type* M = nullptr);
 
 }  // namespace Sprocket
 

@@ -43,14 +43,6 @@
 
 namespace Sprocket {
 
-namespace Impl {
-/// T in a non-deduced context: template arguments come from the other parameters.
-template <class T>
-struct NonDeduced {
-  using type = T;
-};
-}  // namespace Impl
-
 /// Which end of the spectrum: algebraically smallest or largest eigenvalues.
 enum class Which { smallest, largest };
 
@@ -136,6 +128,15 @@ struct LobpcgResult {
 /// derived operators.
 template <class Scalar, class Device>
 LobpcgResult lobpcg(const MultiVectorOperator<Scalar, Device>& A,
+                    const typename MultiVectorOperator<Scalar, Device>::multivector& X,
+                    const LobpcgOptions& options = {},
+                    const typename Impl::NonDeduced<Preconditioner<Scalar, Device>>::type* T = nullptr,
+                    const typename Impl::NonDeduced<MultiVectorOperator<Scalar, Device>>::type* M = nullptr);
+
+/// The same, with every kernel queued on the execution-space instance `space` and only that
+/// instance fenced (A, T and M are applied through their execution-space overload).
+template <class Scalar, class Device>
+LobpcgResult lobpcg(const typename Device::execution_space& space, const MultiVectorOperator<Scalar, Device>& A,
                     const typename MultiVectorOperator<Scalar, Device>::multivector& X,
                     const LobpcgOptions& options = {},
                     const typename Impl::NonDeduced<Preconditioner<Scalar, Device>>::type* T = nullptr,

@@ -32,6 +32,16 @@ class MultiVectorOperator {
   virtual int64_t num_cols() const = 0;
   /// Y = op(X): X is num_cols() x s, Y is num_rows() x s, Y is overwritten (never read).
   virtual void apply(const const_multivector& X, const multivector& Y) const = 0;
+  /// Y = op(X) ordered on the instance `space`: it may read X once the work queued on `space`
+  /// before the call is done, and Y is ready once `space` is fenced (solvers fence only their own
+  /// instance). This default, for operators that run on the default instance, waits for `space`
+  /// first and for the default instance after; an operator that can queue its kernels on
+  /// `space` overrides it.
+  virtual void apply(const execution_space& space, const const_multivector& X, const multivector& Y) const {
+    space.fence();
+    apply(X, Y);
+    execution_space().fence();
+  }
   /// Human-readable: what the operator is and what its analysis chose.
   virtual std::string describe() const = 0;
 };
@@ -54,6 +64,12 @@ class PlanOperator final
   void apply(const typename base::const_multivector& X, const typename base::multivector& Y) const override {
     using S = typename Plan::scalar_type;
     plan_.apply("N", S(1), X, S(0), Y);
+  }
+  /// The plan's kernels queue on `space` itself: no fence here.
+  void apply(const typename base::execution_space& space, const typename base::const_multivector& X,
+             const typename base::multivector& Y) const override {
+    using S = typename Plan::scalar_type;
+    plan_.apply(space, "N", S(1), X, S(0), Y);
   }
   std::string describe() const override { return plan_.describe(); }
   const Plan& plan() const { return plan_; }

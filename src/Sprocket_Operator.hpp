@@ -36,11 +36,19 @@ inline Mode parse_mode(const char* mode) {
 
 inline const char* to_string(Mode mode) { return mode == Mode::N ? "N" : "T"; }
 
-/// Which implementation family an operator uses.
+/// Which implementation family an operator uses. Every operator selects its implementation by a
+/// Backend plus its own kernel enum (SpmvKernel, BsrKernel, SpmmKernel), whose names say what the
+/// kernel does, never where it runs; the module's impl/<kernel>/<kernel>_dispatch.hpp shows every
+/// routing decision.
 enum class Backend {
-  automatic,  ///< the execution space's specialization (CUDA or host) where one exists
+  automatic,  ///< the execution space's native specialization where one exists, else portable
   portable,   ///< the portable Kokkos implementation, on any space (for tests and comparisons)
+  native,     ///< the execution space's specialization (impl/<kernel>/host/ or cuda/); throws
+              ///< InvalidArgument on a space that has none
 };
+const char* to_string(Backend backend);
+/// Parses "automatic" (or "auto"), "portable", "native"; throws InvalidArgument naming them.
+Backend backend_from_string(const std::string& name);
 
 namespace Impl {
 
@@ -118,15 +126,6 @@ class LinearOperator {
     }
   }
 };
-
-/// y = beta * y for a rank-1 View (beta == 0 writes zeros without reading y): the whole apply
-/// when alpha == 0, shared by every operator.
-template <class ExecSpace, class YView, class Scalar>
-void scale_only(const ExecSpace& space, Scalar beta, const YView& y) {
-  Kokkos::parallel_for(
-      "Sprocket::scale_only", Kokkos::RangePolicy<ExecSpace>(space, 0, y.extent(0)),
-      KOKKOS_LAMBDA(const int64_t i) { y(i) = beta == Scalar(0) ? Scalar(0) : beta * y(i); });
-}
 
 }  // namespace Impl
 }  // namespace Sprocket

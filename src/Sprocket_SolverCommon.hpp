@@ -43,4 +43,13 @@ struct SolverTimings {
 
 using SolverCallback = std::function<void(const SolverIterationInfo&)>;
 
+namespace Impl {
+/// T in a non-deduced context: the solvers deduce Scalar and Device from the operator alone, so
+/// their View and preconditioner arguments may be anything that converts.
+template <class T>
+struct NonDeduced {
+  using type = T;
+};
+}  // namespace Impl
+
 }  // namespace Sprocket

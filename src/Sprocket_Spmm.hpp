@@ -25,14 +25,21 @@
 /// exceed the shared-memory slots the kernel stages (256 for double, 512 for float); the defaults
 /// are capped to that and the panel to one pass of the kernel (160 / 256 rows).
 ///
-/// Kernels (SpmmKernel): csr_rows (rows spread over threads, each row's K results accumulated in
-/// registers chunk by chunk), aspt (panel by panel, heavy tile by heavy tile, then the light
-/// entries), portable (Kokkos teams, any execution space). The host kernels run on an
-/// nnz-balanced static partition, prefetch the rows of B ahead of use, use AVX2 + FMA when the
-/// CPU has them (even in a build for the x86-64 baseline), and write a large C (beta == 0) with
-/// non-temporal stores. LayoutLeft B with 4 or more columns is first copied into a row-major
-/// workspace kept by the plan (allocated on the first such apply): reading a row of B is then
-/// K contiguous loads instead of K scattered ones.
+/// Selection (impl/spmm/spmm_dispatch.hpp shows every case): SpmmOptions::backend picks the
+/// implementation family: Backend::native runs the execution space's own kernels (host: OpenMP,
+/// Serial; CUDA: float and double) and throws InvalidArgument elsewhere, Backend::portable the
+/// portable Kokkos implementation (teams over rows, vector lanes along K) on any space, and
+/// Backend::automatic the native kernels where they exist, else the portable ones.
+/// SpmmOptions::kernel picks the algorithm: csr_rows (rows spread over threads, each row's K
+/// results accumulated in registers chunk by chunk; every backend has it) or aspt (panel by panel,
+/// heavy tile by heavy tile, then the light entries; native only: forcing it on the portable
+/// backend throws InvalidArgument), or automatic (aspt when enough nonzeros land in heavy tiles).
+/// The host kernels run on an nnz-balanced static partition, prefetch the rows of B ahead of use,
+/// use AVX2 + FMA when the CPU has them (even in a build for the x86-64 baseline), and write a
+/// large C (beta == 0) with non-temporal stores. LayoutLeft B with 4 or more columns is first
+/// copied into a row-major workspace kept by the plan (allocated on the first such apply):
+/// reading a row of B is then K contiguous loads instead of K scattered ones. describe() says
+/// which backend and kernel the plan chose and why.
 ///
 /// Semantics as KokkosSparse::spmv: beta == 0 overwrites C without reading it (NaN in C does
 /// not propagate); alpha == 0 only scales C. B and C must not overlap. Rank-1 x and y work too
@@ -43,8 +50,9 @@
 /// pattern must not change).
 ///
 /// Thread safety: applies on one plan must not run concurrently when they may use the plan's
-/// workspaces (host kernels with LayoutLeft B and K >= 4 or, for aspt, LayoutLeft C; mode "T");
-/// other applies are const and may.
+/// workspaces (native host kernels with LayoutLeft B and K >= 4 or, for aspt, LayoutLeft C; mode
+/// "T", whose SpmvPlan is built on first use); other applies are const and may. (The workspaces
+/// are part of the plan's analysis, Impl::SpmmAnalysis, and grown by the apply that needs them.)
 
 #include <Kokkos_Core.hpp>
 #include <cstdint>
@@ -56,21 +64,22 @@
 
 namespace Sprocket {
 
+/// The SpMM algorithm; where it runs is SpmmOptions::backend.
 enum class SpmmKernel : int {
-  csr_rows = 0,  ///< untiled: rows spread over threads (host) / warps (GPU), vectorized along K
-  aspt,          ///< adaptive sparse tiling: heavy tiles cached / staged in shared memory, light as CSR
-  portable,      ///< the portable Kokkos kernel (team per row block, vector lanes along K)
+  csr_rows = 0,  ///< untiled: rows spread over threads (host) / warps (GPU) / teams (portable), along K in registers
+  aspt,          ///< adaptive sparse tiling: heavy tiles cached / staged in shared memory, light as CSR (native only)
   automatic = -1,
 };
-inline constexpr int num_spmm_kernels = 3;
+inline constexpr int num_spmm_kernels = 2;
 
 const char* to_string(SpmmKernel kernel);
 /// Parses the names printed by to_string ("auto" for automatic); throws InvalidArgument listing
-/// the valid names.
+/// the valid names (the portable implementation is Backend::portable, not a kernel name).
 SpmmKernel spmm_kernel_from_string(const std::string& name);
 
-/// Which implementation family a plan targets; decides the defaults and the analysis variant
-/// (cuda: the conflict-free shared-memory slot mapping of section 4.3.1).
+/// Whose calibrated defaults a plan uses and which analysis variant (cuda: the conflict-free
+/// shared-memory slot mapping of section 4.3.1): cuda and host for Backend::native on those
+/// spaces, portable for Backend::portable.
 enum class SpmmTarget { host, cuda, portable };
 const char* to_string(SpmmTarget target);
 
@@ -93,7 +102,7 @@ SpmmTiling resolve_spmm_tiling(const SpmmTiling& requested, SpmmTarget target);
 
 struct SpmmOptions {
   SpmmKernel kernel = SpmmKernel::automatic;
-  Backend backend = Backend::automatic;  ///< Backend::portable forces SpmmKernel::portable
+  Backend backend = Backend::automatic;
   SpmmTiling tiling;
 };
 

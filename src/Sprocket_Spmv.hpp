@@ -86,6 +86,10 @@ struct SpmvOptions {
   bool autotune = false;
   int autotune_repeats = 5;
   SpmvTranspose transpose = SpmvTranspose::cached;
+  /// automatic: the host kernels on OpenMP / Serial, the CUDA kernels on Kokkos::Cuda, the
+  /// portable ones elsewhere; native: the same, but throws InvalidArgument on a space with no
+  /// specialization; portable: the portable Kokkos kernels on any space. Every SpmvKernel exists
+  /// in every backend (impl/spmv/spmv_dispatch.hpp).
   Backend backend = Backend::automatic;
   /// Host target: read the column indices from a private, smaller copy made at analysis (the
   /// values are still read from A, so value updates stay visible; the pattern must not change).
@@ -98,15 +102,15 @@ struct SpmvOptions {
   ///    |col - row| <= 32767 (bandwidth). Costs 2 bytes per entry of memory.
   /// automatic: on the host target row_patterns when possible, else offsets16 when possible and
   /// rows average at least 16 entries (shorter rows are latency-bound: the saved bytes do not pay
-  /// for the extra add); off for other targets. `on` is the old name of offsets16.
-  enum class IndexCompression { automatic, offsets16, row_patterns, off, on = offsets16 };
+  /// for the extra add); off for other targets.
+  enum class IndexCompression { automatic, offsets16, row_patterns, off };
   IndexCompression compress_indices = IndexCompression::automatic;
   /// Host target, when the kernels read the matrix's own column indices: while computing entry
   /// k, ask the cache for x(col[k + d]) (d = SpmvSchedule::x_prefetch_distance entries ahead).
   /// Random gathers of an x too large for the caches then overlap with the current work.
-  /// automatic: on when x takes more than SpmvSchedule::x_prefetch_min_bytes. Measured on the
-  /// 2-core CI machine (1 MiB L2 per core): R-MAT scale 20 (x 8 MiB) 1.15-1.4x faster, scale 19
-  /// (4 MiB) even, scale 18 (2 MiB, served by the caches) 10% slower with it.
+  /// automatic: on when x takes more than SpmvSchedule::x_prefetch_min_bytes: an x the caches
+  /// hold gains nothing and pays for the extra loads (measurements:
+  /// perf_tests/results/spmv-host-2026-11-21.md, "x prefetched through the column indices").
   enum class XPrefetch { automatic, on, off };
   XPrefetch prefetch_x = XPrefetch::automatic;
 };
@@ -138,13 +142,29 @@ struct SpmvTuningOptions : SpmvOptions {
   std::optional<SpmvDecision> decision;
 };
 
-/// What analysis produced: the virtual rows, the bins and their kernels. Host-side, inspectable.
+/// Who decided U, the binning and the kernels of a schedule.
+enum class SpmvDecidedBy {
+  model,     ///< the trained model (impl/spmv/spmv_model_*_generated.cpp)
+  forced,    ///< SpmvOptions::kernel forced one kernel for every row
+  autotune,  ///< measured at analysis (SpmvOptions::autotune); decision_detail names the candidate
+  options,   ///< an explicit SpmvDecision (SpmvTuningOptions::decision, tuning tools)
+};
+const char* to_string(SpmvDecidedBy decided_by);
+
+/// What analysis produced: the virtual rows, the bins and their kernels, where the host kernels
+/// read column indices from and whether they prefetch x. Host-side, inspectable; every decision
+/// of the plan is taken here, and describe() says what was chosen and why.
 struct SpmvSchedule {
   SpmvTarget target = SpmvTarget::host;
   SpmvFeatures features;
   int virtual_row_size = 1;
   bool single_bin = false;
-  std::string decided_by;  ///< "model", "forced", "autotune", "options"
+  SpmvDecidedBy decided_by = SpmvDecidedBy::model;
+  /// What else decided: "binning from options", "U from options", the autotune candidate
+  /// ("model, U/4", "single bin, subvector8"), or the label of an explicit decision.
+  std::string decision_detail;
+  /// decided_by and decision_detail as one text: "model, U from options", "autotune: model, U*4".
+  std::string decided_by_text() const;
   int64_t split_row_threshold = 0;
   int64_t split_chunk = 0;
   /// Virtual row v covers rows [vrow_bounds[v], vrow_bounds[v+1]): at most U rows, except that
@@ -157,6 +177,9 @@ struct SpmvSchedule {
     int64_t rows = 0, nnz = 0, max_row = 0;
   };
   std::vector<Bin> bins;
+  /// Why the column indices and the x prefetch are what they are (describe() prints them; empty
+  /// when not decided: targets other than host, or a schedule built without A's indices).
+  std::string column_indices_why, x_prefetch_why;
   /// Host target: column indices read as 16-bit offsets from the row (see SpmvOptions).
   bool compressed_indices = false;
   int64_t bandwidth = -1;  ///< max |col - row| when compression was considered, else -1
@@ -170,7 +193,8 @@ struct SpmvSchedule {
   /// Host target, matrix's own column indices: entries ahead whose x is prefetched; 0: none.
   int64_t x_prefetch_distance = 0;
   /// SpmvOptions::XPrefetch::automatic prefetches when x is larger than this, and 64 entries
-  /// ahead (about 300 cycles of gathers on the CI machine; 32 and 128 measured no better).
+  /// ahead: far enough to cover a gather's memory latency (the sweep over 32, 64 and 128 is in
+  /// perf_tests/results/spmv-host-2026-11-21.md).
   static constexpr int64_t x_prefetch_min_bytes = int64_t{4} << 20, x_prefetch_default_distance = 64;
 
   int64_t num_vrows() const { return static_cast<int64_t>(vrow_bounds.size()) - 1; }
@@ -179,16 +203,18 @@ struct SpmvSchedule {
 
 /// Features from a row map (host copy).
 SpmvFeatures spmv_features(const std::vector<int64_t>& row_map, int64_t num_cols);
-/// The trained model (impl/spmv/spmv_model_generated.cpp).
+/// The trained model (impl/spmv/spmv_model_{cpu,gpu}_generated.cpp).
 SpmvDecision spmv_model_decide(const SpmvFeatures& features, SpmvTarget target);
-/// Builds the schedule from the row map, the options and the target (the model is consulted
-/// for whatever the options leave open). Throws InvalidArgument on bad options.
+/// Builds the schedule's virtual rows and bins from the row map, the options and the target (the
+/// model is consulted for whatever the options leave open). Throws InvalidArgument on bad
+/// options. The column-index and x-prefetch decisions need A's column indices: SpmvPlan takes
+/// them (impl/spmv/spmv_analysis.hpp); here indices stay A's own and x is not prefetched.
 SpmvSchedule build_spmv_schedule(const std::vector<int64_t>& row_map, int64_t num_cols,
                                  const SpmvOptions& options, SpmvTarget target);
-/// Same, with an explicit decision (autotune candidates).
+/// Same, with an explicit decision: decided_by options, `label` in decision_detail.
 SpmvSchedule build_spmv_schedule(const std::vector<int64_t>& row_map, int64_t num_cols,
                                  const SpmvOptions& options, SpmvTarget target,
-                                 const SpmvDecision& decision, const std::string& decided_by);
+                                 const SpmvDecision& decision, const std::string& label);
 
 }  // namespace Sprocket
 

@@ -29,5 +29,14 @@ using CrsTypes = ::testing::Types<SPROCKET_CRS_TYPES_FOR_SPACE(Kokkos::OpenMP),
 using CrsTypes = ::testing::Types<SPROCKET_CRS_TYPES_FOR_SPACE(Kokkos::DefaultExecutionSpace)>;
 #endif
 
+/// Every enabled execution space, for tests written once per space (the solvers).
+#if defined(KOKKOS_ENABLE_CUDA)
+using SpaceTypes = ::testing::Types<Kokkos::Cuda, Kokkos::DefaultHostExecutionSpace>;
+#elif defined(KOKKOS_ENABLE_OPENMP) && defined(KOKKOS_ENABLE_SERIAL)
+using SpaceTypes = ::testing::Types<Kokkos::OpenMP, Kokkos::Serial>;
+#else
+using SpaceTypes = ::testing::Types<Kokkos::DefaultExecutionSpace>;
+#endif
+
 }  // namespace test
 }  // namespace Sprocket

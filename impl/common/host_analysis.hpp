@@ -1,6 +1,7 @@
 #pragma once
-// Small host-side pieces every operator's analysis uses: copying a host vector into a View on the
-// operator's device, and cutting a run of work items into contiguous parts of equal cost.
+// Small host-side pieces every operator's analysis uses: a CSR row map read back to the host,
+// copying a host vector into a View on the operator's device, and cutting a run of work items
+// into contiguous parts of equal cost.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cstdint>
@@ -9,6 +10,17 @@
 
 namespace Sprocket {
 namespace Impl {
+
+/// A's row map on the host, as int64_t (num_rows + 1 offsets; all zero for a matrix without a
+/// row map, such as a default-constructed one).
+template <class CrsType>
+std::vector<int64_t> host_row_map(const CrsType& A) {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.graph.row_map);
+  std::vector<int64_t> row_map(A.numRows() + 1, 0);
+  if (h.extent(0) > 0)
+    for (size_t i = 0; i < row_map.size(); ++i) row_map[i] = static_cast<int64_t>(h(i));
+  return row_map;
+}
 
 /// A new View<T*, Device> holding v (converted element by element to T).
 template <class T, class Device, class U>

@@ -588,7 +588,6 @@ class SpecParams {
     if (find(key)) fail("key '" + key + "' is given twice");
     items_.emplace_back(key, value);
   }
-  const std::vector<std::pair<std::string, std::string>>& items() const { return items_; }
 
   bool has(const std::string& key) const { return find(key) != nullptr; }
 

@@ -26,6 +26,7 @@ class BlockJacobiPreconditioner final : public Preconditioner<Scalar, Device> {
       : n_(n), block_size_(block_size), inverse_blocks_(inverse_blocks), source_(std::move(source)) {}
   int64_t num_rows() const override { return n_; }
   int64_t num_cols() const override { return n_; }
+  using base::apply;  // the execution-space overload
   void apply(const typename base::const_multivector& X, const typename base::multivector& Y) const override {
     Impl::precond::check_apply("BlockJacobiPreconditioner::apply", n_, X, Y);
     Impl::precond::apply_block_diagonal(inverse_blocks_, block_size_, X, Y);

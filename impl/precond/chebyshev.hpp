@@ -22,7 +22,7 @@
 
 #include "Sprocket_Spmm.hpp"
 #include "impl/precond/precond_common.hpp"
-#include "impl/solvers/block_gmres_kernels.hpp"
+#include "impl/blocks/block_ops.hpp"
 
 namespace Sprocket {
 
@@ -56,6 +56,7 @@ class ChebyshevPreconditioner final : public Preconditioner<Scalar, Device> {
   int64_t num_rows() const override { return A_->num_rows(); }
   int64_t num_cols() const override { return A_->num_rows(); }
 
+  using base::apply;  // the execution-space overload
   void apply(const typename base::const_multivector& X, const typename base::multivector& Y) const override {
     Impl::precond::check_apply("ChebyshevPreconditioner::apply", num_rows(), X, Y);
     const int64_t n = num_rows(), s = static_cast<int64_t>(X.extent(1));
@@ -112,7 +113,7 @@ double power_method(const MultiVectorOperator<Scalar, Device>& A, const Kokkos::
   using MV = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>;
   const int64_t n = A.num_rows();
   MV x("Sprocket::chebyshev::power_x", n, 1), y("Sprocket::chebyshev::power_y", n, 1);
-  Impl::gmres::fill_random(x, 0x43484542ull);  // fixed seed: the same bounds on every run
+  Impl::blocks::fill_random(typename Device::execution_space(), x, 0x43484542ull);  // fixed seed: the same bounds on every run
   const Kokkos::View<Scalar*, Device> no_scaling;
   double norm = scale_and_norm(no_scaling, x);
   if (!(norm > 0)) return 0;

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "Sprocket_Error.hpp"
-#include "impl/solvers/lapack.hpp"
+#include "impl/blocks/lapack.hpp"
 
 namespace Sprocket {
 namespace Impl {

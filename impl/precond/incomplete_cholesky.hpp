@@ -102,6 +102,7 @@ class IncompleteCholeskyPreconditioner final : public Preconditioner<Scalar, Dev
   int64_t num_rows() const override { return factor_.n; }
   int64_t num_cols() const override { return factor_.n; }
 
+  using base::apply;  // the execution-space overload
   void apply(const typename base::const_multivector& X, const typename base::multivector& Y) const override {
     Impl::precond::check_apply("IncompleteCholeskyPreconditioner::apply", num_rows(), X, Y);
     const int64_t n = num_rows(), s = static_cast<int64_t>(X.extent(1));

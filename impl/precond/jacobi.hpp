@@ -19,6 +19,7 @@ class JacobiPreconditioner final : public Preconditioner<Scalar, Device> {
       : inverse_diagonal_(inverse_diagonal) {}
   int64_t num_rows() const override { return static_cast<int64_t>(inverse_diagonal_.extent(0)); }
   int64_t num_cols() const override { return num_rows(); }
+  using base::apply;  // the execution-space overload
   void apply(const typename base::const_multivector& X, const typename base::multivector& Y) const override {
     Impl::precond::check_apply("JacobiPreconditioner::apply", num_rows(), X, Y);
     Impl::precond::scale_rows(inverse_diagonal_, X, Y);

@@ -45,12 +45,16 @@
 #include <vector>
 
 #include "Sprocket_Error.hpp"
-#include "impl/solvers/block_gmres_kernels.hpp"
+#include "impl/blocks/block_ops.hpp"
+#include "impl/blocks/dense_matrix.hpp"
 #include "impl/solvers/block_gmres_dense.hpp"
+#include "impl/solvers/block_gmres_kernels.hpp"
 
 namespace Sprocket {
 namespace Impl {
 namespace gmres {
+
+using blocks::DenseMatrix;
 
 inline bool is_finite(double v) { return v - v == 0.0; }
 
@@ -58,14 +62,35 @@ template <class Scalar, class Device>
 class BlockGmresSolver {
  public:
   using operator_type = MultiVectorOperator<Scalar, Device>;
+  using execution_space = typename Device::execution_space;
   using multivector = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>;
   using const_multivector = Kokkos::View<const Scalar**, Kokkos::LayoutLeft, Device>;
-  using coefficient_view = Kokkos::View<double*, Device>;
-  using index_view = Kokkos::View<int*, Device>;
 
-  BlockGmresSolver(const operator_type& A, const const_multivector& B, const multivector& X,
-                   const BlockGmresOptions& options, const operator_type* M)
-      : A_(A), M_(M), B_(B), X_(X), options_(options) {
+  // Numbers that decide behaviour (the file comment says why at length).
+  /// Cholesky QR of a block only when every pivot keeps this fraction of its column's squared
+  /// norm: the Gram matrix then resolves the block to full precision after two rounds.
+  static constexpr double cholesky_min_pivot_fraction = 1e-2;
+  /// A third block Gram-Schmidt pass when the second left a column below this fraction of its
+  /// norm before that pass ("twice is enough" unless the vector nearly lies in the basis).
+  static constexpr double block_reorthogonalization_ratio = 0.5;
+  /// Column-by-column path: a pass against the whole basis when the in-block passes left a
+  /// column below this fraction of its norm (its remainder would carry the basis' rounding).
+  static constexpr double column_reorthogonalization_ratio = 1e-2;
+  /// Inexact deflation: a residual column below this fraction of tol ||b|| cannot keep its
+  /// column from converging, so it gets no basis vector.
+  static constexpr double inexact_deflation_fraction = 0.1;
+  /// A cycle makes progress when some column's true residual drops by this relative amount.
+  static constexpr double min_cycle_progress = 1e-4;
+  /// Cycles in a row without progress before stagnation is declared (one could be rounding).
+  static constexpr int max_stagnant_cycles = 3;
+  /// An optimistic estimate shrinks the implicit target by at least this factor per cycle...
+  static constexpr double max_target_shrink = 0.5;
+  /// ...down to this fraction of tol (aiming lower than that only chases rounding).
+  static constexpr double min_target_factor = 1e-3;
+
+  BlockGmresSolver(const execution_space& space, const operator_type& A, const const_multivector& B,
+                   const multivector& X, const BlockGmresOptions& options, const operator_type* M)
+      : space_(space), A_(A), M_(M), B_(B), X_(X), options_(options) {
     const int64_t n = A.num_rows();
     SPROCKET_REQUIRE(A.num_cols() == n, "block_gmres: A must be square, it is ", n, " x ", A.num_cols());
     SPROCKET_REQUIRE(static_cast<int64_t>(B.extent(0)) == n && static_cast<int64_t>(X.extent(0)) == n,
@@ -88,8 +113,12 @@ class BlockGmresSolver {
     s_ = options.block_size == 0 ? p_ : std::min(options.block_size, p_);
     m_ = options.restart;
     const double eps = std::numeric_limits<Scalar>::epsilon();
+    // A residual column this close to the span of the ones before it is a combination of them:
+    // two Gram-Schmidt passes leave a few eps of a dependent vector.
     residual_deflation_tol_ = std::max(1e3 * std::numeric_limits<double>::epsilon(), 10 * eps);
+    // An Arnoldi direction is dropped only when its remainder is rounding, nothing else.
     arnoldi_deflation_tol_ = 10 * eps;
+    // An R diagonal of the Hessenberg QR below eps times H's largest column carries no information.
     rank_tol_ = eps;
   }
 
@@ -161,38 +190,36 @@ class BlockGmresSolver {
     W_ = multivector(Kokkos::view_alloc(Kokkos::WithoutInitializing, "Sprocket::block_gmres::W"), n_, s_);
     Z_ = multivector(Kokkos::view_alloc(Kokkos::WithoutInitializing, "Sprocket::block_gmres::Z"), n_, s_);
     R_ = multivector(Kokkos::view_alloc(Kokkos::WithoutInitializing, "Sprocket::block_gmres::R"), n_, s_);
-    const int64_t max_coefficients = basis_cols * s_;
-    coefficients_ = coefficient_view("Sprocket::block_gmres::coefficients", max_coefficients);
-    coefficients_host_ = Kokkos::create_mirror_view(coefficients_);
-    columns_ = index_view("Sprocket::block_gmres::columns", s_);
-    columns_host_ = Kokkos::create_mirror_view(columns_);
-    workspace_ = InnerProductWorkspace<Device>(std::max<int64_t>(max_coefficients, s_));
+    // Small matrices: V^T B for the whole basis and a block (basis_cols x s) at most; blocks
+    // written: s columns at most.
+    workspace_ = blocks::Workspace<Device>(space_, n_, s_, basis_cols * s_);
     lsq_ = std::make_unique<BlockHessenbergLeastSquares>(static_cast<int>(basis_cols), m_ * s_, s_);
 
     bnorm_.assign(p_, 0.0);
     current_.assign(p_, 0.0);
     converged_.assign(p_, false);
-    int64_t bad = first_nonfinite_column(B_);
+    int64_t bad = blocks::first_nonfinite_column(space_, B_);
     if (bad >= 0) {
       fail_input("right-hand side column " + std::to_string(bad) + " holds NaN or Inf");
       return;
     }
     if (options_.random_initial_guess) {
-      fill_random(X_, 0x5350524F434B4554ull);  // fixed seed ("SPROCKET"): reproducible runs
-    } else if ((bad = first_nonfinite_column(X_)) >= 0) {
+      blocks::fill_random(space_, X_, 0x5350524F434B4554ull);  // fixed seed ("SPROCKET"): reproducible runs
+    } else if ((bad = blocks::first_nonfinite_column(space_, X_)) >= 0) {
       fail_input("initial guess column " + std::to_string(bad) + " holds NaN or Inf");
       return;
     }
     for (int g0 = 0; g0 < p_; g0 += s_) {
       const int g1 = std::min(p_, g0 + s_);
       const auto Bg = Kokkos::subview(B_, Kokkos::ALL(), std::make_pair(g0, g1));
-      inner_products(workspace_, Bg, Bg, true, &bnorm_[g0]);
+      const std::vector<double> sq = blocks::column_dots(workspace_, Bg, Bg);
+      std::copy(sq.begin(), sq.end(), bnorm_.begin() + g0);
     }
     std::vector<int> nonzero;
     for (int q = 0; q < p_; ++q) {
       bnorm_[q] = std::sqrt(bnorm_[q]);
       if (bnorm_[q] == 0) {  // b = 0: x = 0 solves it exactly; the relative residual is 0 by definition
-        Kokkos::deep_copy(Kokkos::subview(X_, Kokkos::ALL(), q), Scalar(0));
+        Kokkos::deep_copy(space_, Kokkos::subview(X_, Kokkos::ALL(), q), Scalar(0));
         converged_[q] = true;
       } else {
         nonzero.push_back(q);
@@ -221,40 +248,22 @@ class BlockGmresSolver {
     return Kokkos::subview(V, Kokkos::ALL(), std::make_pair(begin, end));
   }
 
-  coefficient_view upload(const std::vector<double>& values) {
-    const int64_t count = static_cast<int64_t>(values.size());
-    SPROCKET_REQUIRE(count <= static_cast<int64_t>(coefficients_.extent(0)), "block_gmres: ", count,
-                     " coefficients exceed the workspace");
-    for (int64_t i = 0; i < count; ++i) coefficients_host_(i) = values[i];
-    const auto range = Kokkos::pair<int64_t, int64_t>(0, count);
-    Kokkos::deep_copy(Kokkos::subview(coefficients_, range), Kokkos::subview(coefficients_host_, range));
-    return Kokkos::subview(coefficients_, range);
-  }
-
-  index_view upload_columns(const std::vector<int>& cols) {
-    for (size_t i = 0; i < cols.size(); ++i) columns_host_(i) = cols[i];
-    const auto range = Kokkos::pair<int64_t, int64_t>(0, static_cast<int64_t>(cols.size()));
-    Kokkos::deep_copy(Kokkos::subview(columns_, range), Kokkos::subview(columns_host_, range));
-    return Kokkos::subview(columns_, range);
-  }
-
   void apply_operator(const multivector& in, const multivector& out) {
     Kokkos::Timer timer;
-    A_.apply(in, out);
-    Kokkos::fence();
+    A_.apply(space_, in, out);
+    space_.fence();
     result_.timings.operator_apply += timer.seconds();
   }
 
   void apply_preconditioner(const multivector& in, const multivector& out) {
     Kokkos::Timer timer;
-    M_->apply(in, out);
-    Kokkos::fence();
+    M_->apply(space_, in, out);
+    space_.fence();
     result_.timings.preconditioner += timer.seconds();
   }
 
   std::vector<double> column_norms(const multivector& W) {
-    std::vector<double> sq(W.extent(1));
-    inner_products(workspace_, W, W, true, sq.data());
+    std::vector<double> sq = blocks::column_dots(workspace_, W, W);
     for (double& v : sq) v = std::sqrt(v);
     return sq;
   }
@@ -262,11 +271,11 @@ class BlockGmresSolver {
   /// R(:, 0:k) = B(:, cols) - A X(:, cols); returns ||r|| / ||b|| per column.
   std::vector<double> true_residuals(const std::vector<int>& cols) {
     const int64_t k = static_cast<int64_t>(cols.size());
-    const auto idx = upload_columns(cols);
+    const auto idx = blocks::upload_columns(workspace_, cols);
     const multivector Xa = columns_of(W_, 0, k), Rk = columns_of(R_, 0, k);
-    gather_columns(X_, idx, Xa);
+    blocks::gather_columns(space_, X_, idx, Xa);
     apply_operator(Xa, Rk);
-    residual_from_product(B_, idx, Rk);
+    residual_from_product(space_, B_, idx, Rk);
     std::vector<double> rel = column_norms(Rk);
     for (int64_t j = 0; j < k; ++j) rel[j] /= bnorm_[cols[j]];
     return rel;
@@ -307,120 +316,98 @@ class BlockGmresSolver {
     bool nonfinite = false;
   };
 
-  /// Orthonormalizes the block B (n x count) against V(:, 0:N) and within itself, writing the
-  /// accepted directions to V(:, N), V(:, N+1), ... For N > 0, B must be V(:, N:N+count) (the
-  /// Arnoldi block computed in place); for N = 0 (a residual block) it is any other multivector.
-  /// A column whose remainder is at most max(deflation tolerance * its norm, floor[c]) is
-  /// dropped.
-  ///
-  /// Against the old basis: block classical Gram-Schmidt, two passes (a third when the second
-  /// removed more than half of a column). Inside the block, when its Gram matrix is well
-  /// conditioned (every Cholesky pivot keeps 1% of its column's squared norm) and no column is to
-  /// be dropped: Cholesky QR twice (two operator-free passes, independent of the block size).
-  /// Otherwise column by column: two projections against the columns accepted so far, one more
-  /// against the whole basis if they cancelled 99% of the column, then the drop test on the
-  /// exact remainder.
-  OrthoOutcome orthonormalize(const multivector& B, int N, const std::vector<double>& floor) {
-    Kokkos::Timer timer;
-    const int count = static_cast<int>(B.extent(1));
-    const int ld = N + count;
-    OrthoOutcome out;
-    out.dropped.assign(count, 0.0);
-    std::vector<double> coef(static_cast<size_t>(ld) * count, 0.0);
-    std::vector<double> gram(static_cast<size_t>(count) * count), ref(count);
-    auto diagonal_norms = [&](const std::vector<double>& g) {
-      std::vector<double> d(count);
-      for (int c = 0; c < count; ++c) d[c] = std::sqrt(g[static_cast<size_t>(c) * count + c]);
-      return d;
-    };
-    auto finish = [&]() {
-      const int rows = N + out.accepted;
-      out.coefficients.assign(static_cast<size_t>(rows) * count, 0.0);
-      for (int c = 0; c < count; ++c)
-        for (int a = 0; a < rows; ++a)
-          out.coefficients[static_cast<size_t>(c) * rows + a] = coef[static_cast<size_t>(c) * ld + a];
-      Kokkos::fence();
-      result_.timings.orthogonalization += timer.seconds();
-      return out;
-    };
-    if (N == 0) {
-      inner_products(workspace_, B, B, false, gram.data());
-      ref = diagonal_norms(gram);
-    } else {
-      // One reduction gives both V^T B (rows 0..N-1) and B^T B (rows N..): B sits right after V.
-      const multivector Vb = columns_of(V_, 0, N), VB = columns_of(V_, 0, N + count);
-      std::vector<double> T(static_cast<size_t>(ld) * count), G(static_cast<size_t>(N) * count);
-      for (int pass = 0; pass < 3; ++pass) {
-        inner_products(workspace_, VB, B, false, T.data());
-        for (int c = 0; c < count; ++c) {
-          for (int a = 0; a < N; ++a) {
-            G[static_cast<size_t>(c) * N + a] = T[static_cast<size_t>(c) * ld + a];
-            coef[static_cast<size_t>(c) * ld + a] += T[static_cast<size_t>(c) * ld + a];
-          }
-          for (int a = 0; a < count; ++a) gram[static_cast<size_t>(c) * count + a] = T[static_cast<size_t>(c) * ld + N + a];
+  /// Work of one orthonormalize call: the block B (n x count) after N basis columns.
+  struct OrthoBlock {
+    multivector B;
+    int N = 0, count = 0;
+    DenseMatrix coef;  ///< (N + count) x count: B's coefficients on the basis, as they are found
+    DenseMatrix gram;  ///< count x count: B^T B as last computed
+    std::vector<double> reference;  ///< column norms before any projection (the deflation scale)
+  };
+
+  static std::vector<double> diagonal_norms(const DenseMatrix& G) {
+    std::vector<double> d(G.cols);
+    for (int c = 0; c < G.cols; ++c) d[c] = std::sqrt(G(c, c));
+    return d;
+  }
+
+  /// Block classical Gram-Schmidt of ob.B against V(:, 0:N): two passes, a third when the second
+  /// removed more than half of a column. Fills ob.gram (B^T B after the last pass) and
+  /// ob.reference (norms before the first).
+  void project_out_basis(OrthoBlock& ob) {
+    const int N = ob.N, count = ob.count;
+    // One reduction gives both V^T B (rows 0..N-1) and B^T B (rows N..): B sits right after V.
+    const multivector Vb = columns_of(V_, 0, N), VB = columns_of(V_, 0, N + count);
+    DenseMatrix G(N, count);
+    for (int pass = 0; pass < 3; ++pass) {
+      const DenseMatrix T = blocks::gram(workspace_, VB, ob.B, false);
+      for (int c = 0; c < count; ++c) {
+        for (int a = 0; a < N; ++a) {
+          G(a, c) = T(a, c);
+          ob.coef(a, c) += T(a, c);
         }
-        const std::vector<double> before = diagonal_norms(gram);
-        if (pass == 0) ref = before;
-        block_update(-1.0, Vb, upload(G), 1.0, B);
-        if (pass == 0) continue;  // the first pass always gets a second
-        inner_products(workspace_, B, B, false, gram.data());
-        const std::vector<double> after = diagonal_norms(gram);
-        bool again = false;
-        for (int c = 0; c < count; ++c) again = again || after[c] < 0.5 * before[c];
-        if (!again) break;
+        for (int a = 0; a < count; ++a) ob.gram(a, c) = T(N + a, c);
       }
+      const std::vector<double> before = diagonal_norms(ob.gram);
+      if (pass == 0) ob.reference = before;
+      blocks::combine(workspace_, -1.0, Vb, G, 1.0, ob.B);
+      if (pass == 0) continue;  // the first pass always gets a second
+      ob.gram = blocks::gram(workspace_, ob.B, ob.B, true);
+      const std::vector<double> after = diagonal_norms(ob.gram);
+      bool again = false;
+      for (int c = 0; c < count; ++c) again = again || after[c] < block_reorthogonalization_ratio * before[c];
+      if (!again) break;
     }
-    const std::vector<double> norms = diagonal_norms(gram);
-    for (int c = 0; c < count; ++c) out.nonfinite = out.nonfinite || !is_finite(ref[c]) || !is_finite(norms[c]);
-    if (out.nonfinite) return finish();
-    std::vector<double> threshold(count);
-    bool keep_all = true;
+  }
+
+  /// Cholesky QR, twice, of the block into V(:, N:N+count) when its Gram matrix is well
+  /// conditioned. False (B intact) when a Cholesky factorization refuses.
+  bool cholesky_qr(OrthoBlock& ob, OrthoOutcome& out) {
+    const int N = ob.N, count = ob.count;
+    DenseMatrix R1, R2;
+    if (!blocks::cholesky_upper(ob.gram, cholesky_min_pivot_fraction, R1)) return false;
+    if (count == 1) {
+      scaled_column_copy(space_, ob.B, 0, 1.0 / R1(0, 0), V_, N);
+      ob.coef(N, 0) = R1(0, 0);
+      out.accepted = 1;
+      return true;
+    }
+    // Q1 = B R1^{-1} into scratch, then Q = Q1 R2^{-1} into the basis (B itself for Arnoldi,
+    // which the first product has finished reading).
+    const multivector scratch = columns_of(W_, 0, count);
+    blocks::combine(workspace_, 1.0, ob.B, blocks::invert_upper(R1), 0.0, scratch);
+    const DenseMatrix gram2 = blocks::gram(workspace_, scratch, scratch, true);
+    // (the second Gram is far from the identity only through rounding trouble: B is intact)
+    if (!blocks::cholesky_upper(gram2, cholesky_min_pivot_fraction, R2)) return false;
+    blocks::combine(workspace_, 1.0, scratch, blocks::invert_upper(R2), 0.0, columns_of(V_, N, N + count));
+    const DenseMatrix R = blocks::multiply(R2, R1);
+    for (int c = 0; c < count; ++c)
+      for (int a = 0; a <= c; ++a) ob.coef(N + a, c) = R(a, c);
+    out.accepted = count;
+    return true;
+  }
+
+  /// Column by column: two projections against the columns accepted so far, one more against
+  /// the whole basis if they cancelled 99% of the column, then the drop test on the exact
+  /// remainder (deflation).
+  void orthonormalize_columns(OrthoBlock& ob, const std::vector<double>& threshold, OrthoOutcome& out) {
+    const int N = ob.N, count = ob.count;
+    const std::vector<double> norms = diagonal_norms(ob.gram);
     for (int c = 0; c < count; ++c) {
-      threshold[c] = std::max((N == 0 ? residual_deflation_tol_ : arnoldi_deflation_tol_) * ref[c],
-                              floor.empty() ? 0.0 : floor[c]);
-      keep_all = keep_all && norms[c] > threshold[c];
-    }
-    const multivector destination = columns_of(V_, N, N + count);
-    std::vector<double> R1, R2;
-    if (keep_all && cholesky_upper(gram, count, 1e-2, R1)) {
-      if (count == 1) {
-        scaled_column_copy(B, 0, 1.0 / R1[0], V_, N);
-        coef[N] = R1[0];
-        out.accepted = 1;
-        return finish();
-      }
-      // Q1 = B R1^{-1} into scratch, then Q = Q1 R2^{-1} into the basis (B itself for Arnoldi,
-      // which the first product has finished reading).
-      const multivector scratch = columns_of(W_, 0, count);
-      block_update(1.0, B, upload(invert_upper(R1, count)), 0.0, scratch);
-      inner_products(workspace_, scratch, scratch, false, gram.data());
-      if (cholesky_upper(gram, count, 1e-2, R2)) {
-        block_update(1.0, scratch, upload(invert_upper(R2, count)), 0.0, destination);
-        const std::vector<double> R = multiply(R2, R1, count);
-        for (int c = 0; c < count; ++c)
-          for (int a = 0; a <= c; ++a) coef[static_cast<size_t>(c) * ld + N + a] = R[static_cast<size_t>(c) * count + a];
-        out.accepted = count;
-        return finish();
-      }
-      // (the second Gram is far from the identity only through rounding trouble: B is intact,
-      // fall through to the column-by-column path)
-    }
-    for (int c = 0; c < count; ++c) {
-      const multivector bc = columns_of(B, c, c + 1);
+      const multivector bc = columns_of(ob.B, c, c + 1);
       const int k = out.accepted;
       double norm = norms[c];
       auto project_out = [&](int begin, int end) {  // bc -= V(:, begin:end) V(:, begin:end)^T bc
         const multivector Vs = columns_of(V_, begin, end);
-        std::vector<double> t(end - begin);
-        inner_products(workspace_, Vs, bc, false, t.data());
-        for (int a = begin; a < end; ++a) coef[static_cast<size_t>(c) * ld + a] += t[a - begin];
-        block_update(-1.0, Vs, upload(t), 1.0, bc);
+        const DenseMatrix t = blocks::gram(workspace_, Vs, bc, false);
+        for (int a = begin; a < end; ++a) ob.coef(a, c) += t(a - begin, 0);
+        blocks::combine(workspace_, -1.0, Vs, t, 1.0, bc);
       };
       if (k > 0) {
         project_out(N, N + k);
         project_out(N, N + k);
         norm = column_norms(bc)[0];
-        if (N > 0 && norm < 1e-2 * norms[c]) {
+        if (N > 0 && norm < column_reorthogonalization_ratio * norms[c]) {
           project_out(0, N + k);
           norm = column_norms(bc)[0];
         }
@@ -431,170 +418,258 @@ class BlockGmresSolver {
       }
       if (!(norm > threshold[c])) {
         out.dropped[c] = norm;
-        ++deflated_;
+        ++result_.deflated_directions;
         continue;
       }
-      scaled_column_copy(B, c, 1.0 / norm, V_, N + k);
-      coef[static_cast<size_t>(c) * ld + N + k] = norm;
+      scaled_column_copy(space_, ob.B, c, 1.0 / norm, V_, N + k);
+      ob.coef(N + k, c) = norm;
       ++out.accepted;
     }
+  }
+
+  /// Orthonormalizes the block B (n x count) against V(:, 0:N) and within itself, writing the
+  /// accepted directions to V(:, N), V(:, N+1), ... For N > 0, B must be V(:, N:N+count) (the
+  /// Arnoldi block computed in place); for N = 0 (a residual block) it is any other multivector.
+  /// A column whose remainder is at most max(deflation tolerance * its norm, floor[c]) is
+  /// dropped. Against the old basis: project_out_basis. Inside the block, when no column is to
+  /// be dropped: cholesky_qr (two operator-free passes, independent of the block size);
+  /// otherwise, or when it refuses, orthonormalize_columns.
+  OrthoOutcome orthonormalize(const multivector& B, int N, const std::vector<double>& floor) {
+    Kokkos::Timer timer;
+    OrthoBlock ob;
+    ob.B = B;
+    ob.N = N;
+    ob.count = static_cast<int>(B.extent(1));
+    ob.coef = DenseMatrix(N + ob.count, ob.count);
+    ob.gram = DenseMatrix(ob.count, ob.count);
+    OrthoOutcome out;
+    out.dropped.assign(ob.count, 0.0);
+    auto finish = [&]() {
+      const int rows = N + out.accepted;
+      out.coefficients.assign(static_cast<size_t>(rows) * ob.count, 0.0);
+      for (int c = 0; c < ob.count; ++c)
+        for (int a = 0; a < rows; ++a) out.coefficients[static_cast<size_t>(c) * rows + a] = ob.coef(a, c);
+      space_.fence();
+      result_.timings.orthogonalization += timer.seconds();
+      return out;
+    };
+    if (N == 0) {
+      ob.gram = blocks::gram(workspace_, B, B, true);
+      ob.reference = diagonal_norms(ob.gram);
+    } else {
+      project_out_basis(ob);
+    }
+    const std::vector<double> norms = diagonal_norms(ob.gram);
+    for (int c = 0; c < ob.count; ++c)
+      out.nonfinite = out.nonfinite || !is_finite(ob.reference[c]) || !is_finite(norms[c]);
+    if (out.nonfinite) return finish();
+    std::vector<double> threshold(ob.count);
+    bool keep_all = true;
+    for (int c = 0; c < ob.count; ++c) {
+      threshold[c] = std::max((N == 0 ? residual_deflation_tol_ : arnoldi_deflation_tol_) * ob.reference[c],
+                              floor.empty() ? 0.0 : floor[c]);
+      keep_all = keep_all && norms[c] > threshold[c];
+    }
+    if (keep_all && cholesky_qr(ob, out)) return finish();
+    orthonormalize_columns(ob, threshold, out);
     return finish();
   }
 
   // ---- one group of right-hand sides --------------------------------------------------------
 
-  SolverStatus solve_group(int g0, int g1, std::string& message) {
-    std::vector<int> active;
-    for (int q = g0; q < g1; ++q)
-      if (!converged_[q]) active.push_back(q);
-    std::vector<double> previous(p_, 0.0);
-    double implicit_factor = 1;  // a cycle ends when every estimate <= implicit_factor * tol
+  /// What a group carries from one restart cycle to the next.
+  struct GroupState {
+    std::vector<int> active;       ///< columns not converged yet
+    std::vector<double> previous;  ///< each column's true residual at the start of the last cycle
+    double implicit_factor = 1;    ///< a cycle ends when every estimate <= implicit_factor * tol
     bool estimate_claimed = false, singular_seen = false, first_cycle = true;
-    int stagnant_cycles = 0, group_iterations = 0;
+    int stagnant_cycles = 0, iterations = 0;
+    std::ostringstream message;
+  };
+
+  /// Step 1 of a cycle: the true residuals of the active columns into R_ (compacted to the
+  /// columns still active); converged ones leave the block, progress and the implicit target
+  /// are updated. Returns false with `status` set when the group is done.
+  bool check_true_residuals(GroupState& g, SolverStatus& status) {
     const double tol = options_.tol;
-    std::ostringstream os;
-    while (!active.empty()) {
-      // 1. true residual of the active columns; converged ones leave the block
-      const std::vector<double> rel = true_residuals(active);
-      double worst = 0, progress = 0;
-      for (size_t j = 0; j < active.size(); ++j) {
-        current_[active[j]] = rel[j];
-        if (!is_finite(rel[j])) {
-          os << "the residual of column " << active[j]
-             << " is NaN or Inf (the operator or the preconditioner produced non-finite values)";
-          message = os.str();
-          return SolverStatus::breakdown;
-        }
-        worst = std::max(worst, rel[j]);
-        if (!first_cycle) progress = std::max(progress, 1 - rel[j] / previous[active[j]]);
+    const std::vector<double> rel = true_residuals(g.active);
+    double worst = 0, progress = 0;
+    for (size_t j = 0; j < g.active.size(); ++j) {
+      current_[g.active[j]] = rel[j];
+      if (!is_finite(rel[j])) {
+        g.message << "the residual of column " << g.active[j]
+                  << " is NaN or Inf (the operator or the preconditioner produced non-finite values)";
+        status = SolverStatus::breakdown;
+        return false;
       }
-      if (!first_cycle) stagnant_cycles = progress < 1e-4 ? stagnant_cycles + 1 : 0;
-      if (estimate_claimed && worst > tol)  // the estimate was optimistic: aim lower
-        implicit_factor = std::max(1e-3, implicit_factor * std::min(0.5, tol / worst));
-      std::vector<int> still_active;
-      for (size_t j = 0; j < active.size(); ++j) {
-        if (rel[j] <= tol) {
-          converged_[active[j]] = true;
-        } else {
-          // compact the residual block: column j moves to position still_active.size() <= j
-          const int to = static_cast<int>(still_active.size());
-          if (to != static_cast<int>(j)) Kokkos::deep_copy(columns_of(R_, to, to + 1), columns_of(R_, j, j + 1));
-          still_active.push_back(active[j]);
-        }
-      }
-      if (still_active.empty()) return SolverStatus::converged;
-      if (stagnant_cycles >= 3) {
-        os << "the true relative residual (worst " << worst << ") improved by less than 0.01% in 3 consecutive "
-           << "restart cycles";
-        if (singular_seen) {
-          os << "; A M^-1 is numerically singular on the Krylov space (a dependent Hessenberg column)";
-          message = os.str();
-          return SolverStatus::breakdown;
-        }
-        message = os.str();
-        return SolverStatus::stagnation;
-      }
-      if (group_iterations >= options_.max_iterations) {
-        os << "reached max_iterations = " << options_.max_iterations << " block steps with worst true relative "
-           << "residual " << worst;
-        message = os.str();
-        return SolverStatus::max_iterations;
-      }
-      active = still_active;
-      for (int q : active) previous[q] = current_[q];
-      const int k = static_cast<int>(active.size());
-
-      // 2. the first basis block from the residuals, deflated
-      std::vector<double> floor(k);
-      for (int j = 0; j < k; ++j) floor[j] = 0.1 * tol * bnorm_[active[j]];
-      const OrthoOutcome start = orthonormalize(columns_of(R_, 0, k), 0, floor);
-      if (start.nonfinite || start.accepted == 0) {
-        os << "the residual block could not be orthonormalized (non-finite values)";
-        message = os.str();
-        return SolverStatus::breakdown;
-      }
-      const std::vector<double> dropped = start.dropped;
-      lsq_->reset(start.coefficients, start.accepted, k, rank_tol_);
-
-      // 3.-4. block Arnoldi steps, least squares updated per step
-      int basis_prev = 0, basis = start.accepted, steps = 0;
-      bool nonfinite = false;
-      estimate_claimed = false;
-      while (steps < m_ && group_iterations < options_.max_iterations) {
-        const int rj = basis - basis_prev;
-        const multivector Vj = columns_of(V_, basis_prev, basis), Wj = columns_of(V_, basis, basis + rj);
-        if (M_) {
-          const multivector Zj = columns_of(Z_, 0, rj);
-          apply_preconditioner(Vj, Zj);
-          apply_operator(Zj, Wj);
-        } else {
-          apply_operator(Vj, Wj);
-        }
-        const OrthoOutcome step = orthonormalize(Wj, basis, {});
-        ++steps;
-        ++group_iterations;
-        ++result_.iterations;
-        if (step.nonfinite) {
-          nonfinite = true;
-          record_iteration();
-          break;
-        }
-        Kokkos::Timer timer;
-        const int used = lsq_->append_columns(step.coefficients.data(), rj, basis + step.accepted);
-        bool all_met = true;
-        for (int j = 0; j < k; ++j) {
-          const double r = lsq_->residual_norm(j), d = dropped[j];
-          current_[active[j]] = std::sqrt(r * r + d * d) / bnorm_[active[j]];
-          all_met = all_met && current_[active[j]] <= implicit_factor * tol;
-        }
-        result_.timings.orthogonalization += timer.seconds();
-        record_iteration();
-        if (used < rj) {
-          singular_seen = true;
-          break;
-        }
-        basis_prev = basis;
-        basis += step.accepted;
-        if (all_met) {
-          estimate_claimed = true;
-          break;
-        }
-        if (step.accepted == 0) break;  // invariant subspace: the space holds the solution
-      }
-
-      // 5. X(:, active) += M^{-1} V Y
-      const int used_columns = lsq_->num_columns();
-      if (used_columns > 0) {
-        Kokkos::Timer timer;
-        const std::vector<double> Y = lsq_->solve();
-        const multivector Zk = columns_of(Z_, 0, k);
-        block_update(1.0, columns_of(V_, 0, used_columns), upload(Y), 0.0, Zk);
-        Kokkos::fence();
-        result_.timings.orthogonalization += timer.seconds();
-        const auto idx = upload_columns(active);
-        if (M_) {
-          const multivector Wk = columns_of(W_, 0, k);
-          apply_preconditioner(Zk, Wk);
-          scatter_add_columns(Wk, idx, X_);
-        } else {
-          scatter_add_columns(Zk, idx, X_);
-        }
-      }
-      if (nonfinite) {
-        os << "the operator or the preconditioner produced NaN or Inf at block iteration " << result_.iterations;
-        message = os.str();
-        return SolverStatus::breakdown;
-      }
-      if (used_columns == 0) {
-        os << "A M^-1 maps the residual block to (numerically) zero: the operator is singular on it";
-        message = os.str();
-        return SolverStatus::breakdown;
-      }
-      first_cycle = false;
+      worst = std::max(worst, rel[j]);
+      if (!g.first_cycle) progress = std::max(progress, 1 - rel[j] / g.previous[g.active[j]]);
     }
-    return SolverStatus::converged;
+    if (!g.first_cycle) g.stagnant_cycles = progress < min_cycle_progress ? g.stagnant_cycles + 1 : 0;
+    if (g.estimate_claimed && worst > tol)  // the estimate was optimistic: aim lower
+      g.implicit_factor = std::max(min_target_factor, g.implicit_factor * std::min(max_target_shrink, tol / worst));
+    std::vector<int> still_active;
+    for (size_t j = 0; j < g.active.size(); ++j) {
+      if (rel[j] <= tol) {
+        converged_[g.active[j]] = true;
+      } else {
+        // compact the residual block: column j moves to position still_active.size() <= j
+        const int to = static_cast<int>(still_active.size());
+        if (to != static_cast<int>(j))
+          Kokkos::deep_copy(space_, columns_of(R_, to, to + 1), columns_of(R_, j, j + 1));
+        still_active.push_back(g.active[j]);
+      }
+    }
+    if (still_active.empty()) {
+      status = SolverStatus::converged;
+      return false;
+    }
+    if (g.stagnant_cycles >= max_stagnant_cycles) {
+      g.message << "the true relative residual (worst " << worst << ") improved by less than 0.01% in "
+                << max_stagnant_cycles << " consecutive restart cycles";
+      if (g.singular_seen) {
+        g.message << "; A M^-1 is numerically singular on the Krylov space (a dependent Hessenberg column)";
+        status = SolverStatus::breakdown;
+      } else {
+        status = SolverStatus::stagnation;
+      }
+      return false;
+    }
+    if (g.iterations >= options_.max_iterations) {
+      g.message << "reached max_iterations = " << options_.max_iterations << " block steps with worst true "
+                << "relative residual " << worst;
+      status = SolverStatus::max_iterations;
+      return false;
+    }
+    g.active = still_active;
+    for (int q : g.active) g.previous[q] = current_[q];
+    return true;
   }
 
+  enum class StepResult { next, converged_estimate, invariant_subspace, singular, nonfinite };
+
+  /// One block Arnoldi step from basis block V(:, basis_prev:basis): W = A M^{-1} V_j
+  /// orthonormalized into the basis, the least-squares problem extended, the estimates checked
+  /// against the implicit target (the convergence check of the cycle).
+  StepResult arnoldi_step(GroupState& g, const std::vector<double>& dropped, int& basis_prev, int& basis) {
+    const int k = static_cast<int>(g.active.size());
+    const int rj = basis - basis_prev;
+    const multivector Vj = columns_of(V_, basis_prev, basis), Wj = columns_of(V_, basis, basis + rj);
+    if (M_) {
+      const multivector Zj = columns_of(Z_, 0, rj);
+      apply_preconditioner(Vj, Zj);
+      apply_operator(Zj, Wj);
+    } else {
+      apply_operator(Vj, Wj);
+    }
+    const OrthoOutcome step = orthonormalize(Wj, basis, {});
+    ++g.iterations;
+    ++result_.iterations;
+    if (step.nonfinite) {
+      record_iteration();
+      return StepResult::nonfinite;
+    }
+    Kokkos::Timer timer;
+    const int used = lsq_->append_columns(step.coefficients.data(), rj, basis + step.accepted);
+    bool all_met = true;
+    for (int j = 0; j < k; ++j) {
+      const double r = lsq_->residual_norm(j), d = dropped[j];
+      current_[g.active[j]] = std::sqrt(r * r + d * d) / bnorm_[g.active[j]];
+      all_met = all_met && current_[g.active[j]] <= g.implicit_factor * options_.tol;
+    }
+    result_.timings.orthogonalization += timer.seconds();
+    record_iteration();
+    if (used < rj) return StepResult::singular;
+    basis_prev = basis;
+    basis += step.accepted;
+    if (all_met) return StepResult::converged_estimate;
+    if (step.accepted == 0) return StepResult::invariant_subspace;  // the space holds the solution
+    return StepResult::next;
+  }
+
+  /// Step 5 of a cycle: X(:, active) += M^{-1} V Y from the least-squares minimizer Y.
+  void update_solution(const GroupState& g) {
+    const int k = static_cast<int>(g.active.size());
+    Kokkos::Timer timer;
+    const std::vector<double> y = lsq_->solve();
+    DenseMatrix Y(lsq_->num_columns(), k);
+    Y.data = y;
+    const multivector Zk = columns_of(Z_, 0, k);
+    blocks::combine(workspace_, 1.0, columns_of(V_, 0, lsq_->num_columns()), Y, 0.0, Zk);
+    space_.fence();
+    result_.timings.orthogonalization += timer.seconds();
+    const auto idx = blocks::upload_columns(workspace_, g.active);
+    if (M_) {
+      const multivector Wk = columns_of(W_, 0, k);
+      apply_preconditioner(Zk, Wk);
+      scatter_add_columns(space_, Wk, idx, X_);
+    } else {
+      scatter_add_columns(space_, Zk, idx, X_);
+    }
+  }
+
+  /// One restart cycle on the (already compacted) residual block: deflated first basis block,
+  /// Arnoldi steps until an exit, then the solution update. Returns false with `status` when
+  /// the group cannot go on.
+  bool restart_cycle(GroupState& g, SolverStatus& status) {
+    const int k = static_cast<int>(g.active.size());
+    // 2. the first basis block from the residuals, deflated
+    std::vector<double> floor(k);
+    for (int j = 0; j < k; ++j) floor[j] = inexact_deflation_fraction * options_.tol * bnorm_[g.active[j]];
+    const OrthoOutcome start = orthonormalize(columns_of(R_, 0, k), 0, floor);
+    if (start.nonfinite || start.accepted == 0) {
+      g.message << "the residual block could not be orthonormalized (non-finite values)";
+      status = SolverStatus::breakdown;
+      return false;
+    }
+    lsq_->reset(start.coefficients, start.accepted, k, rank_tol_);
+
+    // 3.-4. block Arnoldi steps, least squares updated per step
+    int basis_prev = 0, basis = start.accepted, steps = 0;
+    bool nonfinite = false;
+    g.estimate_claimed = false;
+    while (steps < m_ && g.iterations < options_.max_iterations) {
+      ++steps;
+      const StepResult r = arnoldi_step(g, start.dropped, basis_prev, basis);
+      if (r == StepResult::next) continue;
+      nonfinite = r == StepResult::nonfinite;
+      g.singular_seen = g.singular_seen || r == StepResult::singular;
+      g.estimate_claimed = r == StepResult::converged_estimate;
+      break;
+    }
+
+    // 5. X(:, active) += M^{-1} V Y
+    const int used_columns = lsq_->num_columns();
+    if (used_columns > 0) update_solution(g);
+    if (nonfinite) {
+      g.message << "the operator or the preconditioner produced NaN or Inf at block iteration " << result_.iterations;
+      status = SolverStatus::breakdown;
+      return false;
+    }
+    if (used_columns == 0) {
+      g.message << "A M^-1 maps the residual block to (numerically) zero: the operator is singular on it";
+      status = SolverStatus::breakdown;
+      return false;
+    }
+    g.first_cycle = false;
+    return true;
+  }
+
+  SolverStatus solve_group(int g0, int g1, std::string& message) {
+    GroupState g;
+    for (int q = g0; q < g1; ++q)
+      if (!converged_[q]) g.active.push_back(q);
+    g.previous.assign(p_, 0.0);
+    SolverStatus status = SolverStatus::converged;
+    while (!g.active.empty()) {
+      if (!check_true_residuals(g, status)) break;  // 1. true residuals; converged columns leave
+      if (!restart_cycle(g, status)) break;         // 2.-5.
+    }
+    message = g.message.str();
+    return status;
+  }
+
+  execution_space space_;
   const operator_type& A_;
   const operator_type* M_;
   const_multivector B_;
@@ -605,21 +680,13 @@ class BlockGmresSolver {
   double residual_deflation_tol_ = 0, arnoldi_deflation_tol_ = 0, rank_tol_ = 0;
 
   multivector V_, W_, Z_, R_;
-  coefficient_view coefficients_;
-  typename coefficient_view::HostMirror coefficients_host_;
-  index_view columns_;
-  typename index_view::HostMirror columns_host_;
-  InnerProductWorkspace<Device> workspace_;
+  blocks::Workspace<Device> workspace_;
   std::unique_ptr<BlockHessenbergLeastSquares> lsq_;
 
   std::vector<double> bnorm_, current_;
   std::vector<bool> converged_;
-  int64_t deflated_ = 0;
   BlockGmresResult result_;
   Kokkos::Timer* total_timer_ = nullptr;
-
- public:
-  int64_t deflated_directions() const { return deflated_; }
 };
 
 }  // namespace gmres
@@ -627,14 +694,21 @@ class BlockGmresSolver {
 
 template <class Scalar, class Device>
 BlockGmresResult block_gmres(
+    const typename Device::execution_space& space, const MultiVectorOperator<Scalar, Device>& A,
+    const typename Impl::NonDeduced<Kokkos::View<const Scalar**, Kokkos::LayoutLeft, Device>>::type& B,
+    const typename Impl::NonDeduced<Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>>::type& X,
+    const BlockGmresOptions& options, const typename Impl::NonDeduced<Preconditioner<Scalar, Device>>::type* M) {
+  Impl::gmres::BlockGmresSolver<Scalar, Device> solver(space, A, B, X, options, M);
+  return solver.solve();
+}
+
+template <class Scalar, class Device>
+BlockGmresResult block_gmres(
     const MultiVectorOperator<Scalar, Device>& A,
-    const typename Impl::non_deduced<Kokkos::View<const Scalar**, Kokkos::LayoutLeft, Device>>::type& B,
-    const typename Impl::non_deduced<Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>>::type& X,
-    const BlockGmresOptions& options, const typename Impl::non_deduced<Preconditioner<Scalar, Device>>::type* M) {
-  Impl::gmres::BlockGmresSolver<Scalar, Device> solver(A, B, X, options, M);
-  BlockGmresResult result = solver.solve();
-  result.deflated_directions = solver.deflated_directions();
-  return result;
+    const typename Impl::NonDeduced<Kokkos::View<const Scalar**, Kokkos::LayoutLeft, Device>>::type& B,
+    const typename Impl::NonDeduced<Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>>::type& X,
+    const BlockGmresOptions& options, const typename Impl::NonDeduced<Preconditioner<Scalar, Device>>::type* M) {
+  return block_gmres<Scalar, Device>(typename Device::execution_space(), A, B, X, options, M);
 }
 
 }  // namespace Sprocket

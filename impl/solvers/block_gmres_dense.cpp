@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "Sprocket_Error.hpp"
-#include "impl/solvers/lapack.hpp"
+#include "impl/blocks/lapack.hpp"
 
 namespace Sprocket {
 namespace Impl {
@@ -113,45 +113,6 @@ std::vector<double> BlockHessenbergLeastSquares::solve() const {
   dtrtrs_("U", "N", "N", &n, &nrhs, qr_.data(), &max_rows_, y.data(), &n, &info, 1, 1, 1);
   SPROCKET_REQUIRE(info == 0, "BlockHessenbergLeastSquares::solve: dtrtrs returned info ", info);
   return y;
-}
-
-bool cholesky_upper(const std::vector<double>& gram, int n, double min_pivot_fraction, std::vector<double>& R) {
-  R.assign(static_cast<size_t>(n) * n, 0.0);
-  for (int j = 0; j < n; ++j) {
-    for (int i = 0; i < j; ++i) {
-      double v = gram[static_cast<size_t>(j) * n + i];
-      for (int k = 0; k < i; ++k) v -= R[static_cast<size_t>(i) * n + k] * R[static_cast<size_t>(j) * n + k];
-      R[static_cast<size_t>(j) * n + i] = v / R[static_cast<size_t>(i) * n + i];
-    }
-    const double diagonal = gram[static_cast<size_t>(j) * n + j];
-    double pivot = diagonal;
-    for (int k = 0; k < j; ++k) pivot -= R[static_cast<size_t>(j) * n + k] * R[static_cast<size_t>(j) * n + k];
-    if (!(pivot >= min_pivot_fraction * diagonal) || !(pivot > 0) || !(pivot - pivot == 0.0)) return false;
-    R[static_cast<size_t>(j) * n + j] = std::sqrt(pivot);
-  }
-  return true;
-}
-
-std::vector<double> invert_upper(const std::vector<double>& R, int n) {
-  std::vector<double> inv(static_cast<size_t>(n) * n, 0.0);
-  for (int j = 0; j < n; ++j) {  // column j of R^{-1}: solve R x = e_j by back substitution
-    inv[static_cast<size_t>(j) * n + j] = 1.0 / R[static_cast<size_t>(j) * n + j];
-    for (int i = j - 1; i >= 0; --i) {
-      double v = 0;
-      for (int k = i + 1; k <= j; ++k) v -= R[static_cast<size_t>(k) * n + i] * inv[static_cast<size_t>(j) * n + k];
-      inv[static_cast<size_t>(j) * n + i] = v / R[static_cast<size_t>(i) * n + i];
-    }
-  }
-  return inv;
-}
-
-std::vector<double> multiply(const std::vector<double>& A, const std::vector<double>& B, int n) {
-  std::vector<double> C(static_cast<size_t>(n) * n, 0.0);
-  for (int j = 0; j < n; ++j)
-    for (int k = 0; k < n; ++k)
-      for (int i = 0; i < n; ++i)
-        C[static_cast<size_t>(j) * n + i] += A[static_cast<size_t>(k) * n + i] * B[static_cast<size_t>(j) * n + k];
-  return C;
 }
 
 }  // namespace Impl

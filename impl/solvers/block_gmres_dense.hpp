@@ -64,18 +64,5 @@ class BlockHessenbergLeastSquares {
   std::vector<double> rhs_;               // max_rows x max_rhs, transformed by the reflectors
 };
 
-/// Cholesky factor R (upper, column-major n x n, R^T R = gram) of a Gram matrix, for the
-/// Cholesky QR of a block. Refuses (returns false) when a pivot keeps less than
-/// `min_pivot_fraction` of its diagonal entry (the column is too close to the span of the
-/// previous ones for the Gram matrix to resolve it: squaring the columns costs half the digits)
-/// or is not finite.
-bool cholesky_upper(const std::vector<double>& gram, int n, double min_pivot_fraction, std::vector<double>& R);
-
-/// Inverse of an upper triangular n x n matrix (column-major), nonzero diagonal.
-std::vector<double> invert_upper(const std::vector<double>& R, int n);
-
-/// A * B for n x n column-major matrices.
-std::vector<double> multiply(const std::vector<double>& A, const std::vector<double>& B, int n);
-
 }  // namespace Impl
 }  // namespace Sprocket

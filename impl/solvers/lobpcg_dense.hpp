@@ -10,62 +10,35 @@
 ///    stages of convergence) are treated alike; directions whose eigenvalue of D G D is below
 ///    drop_ratio times the largest are numerically dependent and are dropped instead of being
 ///    blown up, so the transform never divides by noise. Unlike Cholesky-QR it cannot fail.
-///  - rayleigh_ritz: GA c = theta GM c by LAPACK dsygv (Cholesky of GM inside: GM is checked
-///    close to the identity by the caller first, so the factorization is well conditioned).
+///  - Rayleigh-Ritz (blocks::symmetric_definite_eigen): GA c = theta GM c by LAPACK dsygv
+///    (Cholesky of GM inside: GM is checked close to the identity by the caller first, so the
+///    factorization is well conditioned).
 ///  - conjugate_direction_coefficients: the next P as a combination of the basis, orthogonal to
 ///    the new X in the small space (Hetmaniuk and Lehoucq, "Basis selection in LOBPCG", 2006),
 ///    so that [X P] stays M-orthonormal without any n-long orthogonalization.
 #include <vector>
 
+#include "impl/blocks/dense_matrix.hpp"
+
 namespace Sprocket {
 namespace Impl {
 namespace lobpcg {
 
-/// Small column-major matrix: element (i, j) at data[i + j * rows].
-struct SmallMatrix {
-  int rows = 0;
-  int cols = 0;
-  std::vector<double> data;
-
-  SmallMatrix() = default;
-  SmallMatrix(int r, int c, double fill = 0.0) : rows(r), cols(c), data(static_cast<std::size_t>(r) * c, fill) {}
-  double& operator()(int i, int j) { return data[static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * rows]; }
-  double operator()(int i, int j) const { return data[static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * rows]; }
-};
-
-/// A^T B (transpose_a) or A B.
-SmallMatrix multiply(const SmallMatrix& A, const SmallMatrix& B, bool transpose_a = false);
-
-/// Rows and columns `index` of the square matrix G.
-SmallMatrix principal_submatrix(const SmallMatrix& G, const std::vector<int>& index);
-
-/// max |G(i, j) - delta_ij| (infinity when G holds a NaN).
-double distance_from_identity(const SmallMatrix& G);
-
-/// True when every entry is finite.
-bool all_finite(const SmallMatrix& G);
-
-/// Eigen-decomposition of the symmetric G (upper triangle read) by dsyev: values ascending,
-/// orthonormal vectors in columns. False when LAPACK reports a failure.
-bool symmetric_eigen(const SmallMatrix& G, std::vector<double>& values, SmallMatrix& vectors);
-
-/// GA c = theta GM c with GM positive definite (dsygv, itype 1): theta ascending, C^T GM C = I.
-/// False when GM is not numerically positive definite or LAPACK fails.
-bool rayleigh_ritz(const SmallMatrix& GA, const SmallMatrix& GM, std::vector<double>& theta, SmallMatrix& C);
+using blocks::DenseMatrix;
 
 /// SVQB transform of a block with Gram matrix G (w x w): T (w x r, r <= w) with T^T G T = I,
 /// dropping directions whose eigenvalue of D G D (unit diagonal) is at most drop_ratio times the
 /// largest, and columns whose squared length G(j, j) is zero or not finite. r == 0 when nothing
 /// is left. conditioning (optional): smallest kept eigenvalue of D G D over the largest; T^T G T
 /// deviates from I by about eps / conditioning.
-SmallMatrix orthonormalizing_transform(const SmallMatrix& G, double drop_ratio, double* conditioning = nullptr);
+DenseMatrix orthonormalizing_transform(const DenseMatrix& G, double drop_ratio, double* conditioning = nullptr);
 
 /// Coefficients Y (s x r) of the next conjugate directions P = S Y in the basis S (s columns, the
 /// first num_x of them the old X), given GM = S^T M S and the coefficients Cx (s x m) of the new
 /// X: the columns `active` of Cx with their X rows zeroed (the W and P parts of those Ritz
 /// vectors, i.e. LOBPCG's P), made GM-orthogonal to Cx and GM-orthonormal by SVQB with
 /// drop_ratio, two rounds of both. r < |active| when directions are dependent.
-SmallMatrix conjugate_direction_coefficients(const SmallMatrix& GM, const SmallMatrix& Cx, int num_x,
+DenseMatrix conjugate_direction_coefficients(const DenseMatrix& GM, const DenseMatrix& Cx, int num_x,
                                              const std::vector<int>& active, double drop_ratio);
 
 }  // namespace lobpcg

@@ -40,6 +40,17 @@ namespace Sprocket {
 namespace Impl {
 namespace lobpcg {
 
+using blocks::all_finite;
+using blocks::column_dots;
+using blocks::combine;
+using blocks::distance_from_identity;
+using blocks::fill_random;
+using blocks::first_nonfinite_column;
+using blocks::gather_columns;
+using blocks::gram;
+using blocks::principal_submatrix;
+using blocks::symmetric_definite_eigen;
+
 /// The block size LOBPCG iterates for these options on an n x n operator (validated).
 inline int block_size_for(const LobpcgOptions& options, int64_t n) {
   SPROCKET_REQUIRE(options.nev >= 1, "lobpcg: nev must be at least 1 (got ", options.nev, ")");
@@ -70,8 +81,10 @@ class Solver {
   /// Consecutive rebuilds of X (step 3's last resort) after which the iteration gives up.
   static constexpr int max_consecutive_rebuilds = 3;
 
-  Solver(const Operator& A, const Operator* M, const Operator* T, const LobpcgOptions& options, int64_t n, int m)
-      : A_(A), M_(M), T_(T), options_(options), n_(n), m_(m), k_(options.nev) {
+  Solver(const ExecSpace& space, const Operator& A, const Operator* M, const Operator* T, const LobpcgOptions& options,
+         int64_t n, int m)
+      : space_(space),
+        A_(A), M_(M), T_(T), options_(options), n_(n), m_(m), k_(options.nev) {
     const double eps = std::numeric_limits<Scalar>::epsilon();
     // SVQB keeps directions down to a singular value ratio of about 10 sqrt(eps): beyond that a
     // direction is mostly rounding noise (the second orthogonalization round cleans what passes).
@@ -100,39 +113,39 @@ class Solver {
 
   void apply_A(const MV& in, const MV& out) {
     const auto start = Clock::now();
-    A_.apply(ConstMV(in), out);
-    ExecSpace().fence();
+    A_.apply(space_, ConstMV(in), out);
+    space_.fence();
     result_.timings.operator_apply += seconds_since(start);
   }
   /// out = M in; only called when M is given.
   void apply_M(const MV& in, const MV& out) {
     const auto start = Clock::now();
-    M_->apply(ConstMV(in), out);
-    ExecSpace().fence();
+    M_->apply(space_, ConstMV(in), out);
+    space_.fence();
     result_.timings.operator_apply += seconds_since(start);
   }
   void apply_T(const MV& in, const MV& out) {
     const auto start = Clock::now();
-    T_->apply(ConstMV(in), out);
-    ExecSpace().fence();
+    T_->apply(space_, ConstMV(in), out);
+    space_.fence();
     result_.timings.preconditioner += seconds_since(start);
   }
 
   /// V(:, dst .. dst + C.cols) = V(:, src .. src + C.rows) C; the ranges may overlap (in place on
   /// the host, through the work block on a device).
-  void transform_columns(const MV& V, int src, const SmallMatrix& C, int dst) {
+  void transform_columns(const MV& V, int src, const DenseMatrix& C, int dst) {
     if (C.cols == 0) return;
     const MV in = cols(V, src, src + C.rows);
     if constexpr (Workspace<Device>::on_host) {
-      combine(ws_, in, C, 0.0, cols(V, dst, dst + C.cols));
+      combine(ws_, 1.0, in, C, 0.0, cols(V, dst, dst + C.cols));
     } else {
       const MV out = cols(work_, 0, C.cols);
-      combine(ws_, in, C, 0.0, out);
-      Kokkos::deep_copy(cols(V, dst, dst + C.cols), out);
+      combine(ws_, 1.0, in, C, 0.0, out);
+      Kokkos::deep_copy(space_, cols(V, dst, dst + C.cols), out);
     }
   }
   /// The same transform on S, AS (when with_A) and MS (when M is given).
-  void transform_basis(int src, const SmallMatrix& C, int dst, bool with_A) {
+  void transform_basis(int src, const DenseMatrix& C, int dst, bool with_A) {
     transform_columns(S_, src, C, dst);
     if (with_A) transform_columns(AS_, src, C, dst);
     if (M_) transform_columns(MS_, src, C, dst);
@@ -158,13 +171,13 @@ class Solver {
   bool orthonormalize_X() {
     for (int pass = 0; pass < 6; ++pass) {
       if (M_) apply_M(X(), MX());
-      const SmallMatrix G = gram(ws_, X(), MX(), true);
+      const DenseMatrix G = gram(ws_, X(), MX(), true);
       if (!all_finite(G)) return false;
       if (distance_from_identity(G) <= orthonormal_tolerance_) return true;
-      const SmallMatrix T = orthonormalizing_transform(G, drop_ratio_);
+      const DenseMatrix T = orthonormalizing_transform(G, drop_ratio_);
       transform_columns(S_, 0, T, 0);
       if (T.cols < m_) {
-        fill_random<ExecSpace>(cols(S_, T.cols, m_), random_stream(++random_draws_));
+        fill_random(space_, cols(S_, T.cols, m_), random_stream(++random_draws_));
         replaced_columns_ += m_ - T.cols;
       }
     }
@@ -178,14 +191,14 @@ class Solver {
   /// Rayleigh-Ritz on X alone from AX and MX: rotates X, AX, MX to the Ritz vectors (sorted most
   /// wanted first) and sets lambda_. False when the small problem fails.
   bool rayleigh_ritz_X() {
-    const SmallMatrix GA = gram(ws_, X(), AX(), true);
-    const SmallMatrix GM = gram(ws_, X(), MX(), true);
+    const DenseMatrix GA = gram(ws_, X(), AX(), true);
+    const DenseMatrix GM = gram(ws_, X(), MX(), true);
     std::vector<double> theta;
-    SmallMatrix C;
-    if (!all_finite(GA) || !all_finite(GM) || !rayleigh_ritz(GA, GM, theta, C)) return false;
+    DenseMatrix C;
+    if (!all_finite(GA) || !all_finite(GM) || !symmetric_definite_eigen(GA, GM, theta, C)) return false;
     note_norm_estimate(theta);
     const std::vector<int> order = wanted(theta, m_);
-    SmallMatrix Cx(m_, m_);
+    DenseMatrix Cx(m_, m_);
     lambda_.assign(m_, 0.0);
     for (int c = 0; c < m_; ++c) {
       lambda_[c] = theta[order[c]];
@@ -239,19 +252,19 @@ class Solver {
       const MV MW = cols(MS_, wb, wb + width);
       // Without M, lengths before the projection tell whether one round is enough (below).
       const std::vector<double> before = !M_ && round == 0 ? column_dots(ws_, W, W) : std::vector<double>();
-      SmallMatrix C = gram(ws_, MQ, W, false);
+      DenseMatrix C = gram(ws_, MQ, W, false);
       for (double& c : C.data) c = -c;
-      combine(ws_, Q, C, 1.0, W);
+      combine(ws_, 1.0, Q, C, 1.0, W);
       if (M_) {
         if (round == 0)
           apply_M(W, MW);
         else
-          combine(ws_, MQ, C, 1.0, MW);
+          combine(ws_, 1.0, MQ, C, 1.0, MW);
       }
-      const SmallMatrix G = gram(ws_, W, MW, true);
+      const DenseMatrix G = gram(ws_, W, MW, true);
       if (!all_finite(G)) return -1;
       double conditioning = 0;
-      const SmallMatrix T = orthonormalizing_transform(G, drop_ratio_, &conditioning);
+      const DenseMatrix T = orthonormalizing_transform(G, drop_ratio_, &conditioning);
       if (T.cols == 0) return 0;
       transform_columns(S_, wb, T, wb);
       if (M_) transform_columns(MS_, wb, T, wb);
@@ -323,8 +336,8 @@ class Solver {
     apply_A(cols(S_, wb, wb + nw), cols(AS_, wb, wb + nw));
 
     const int s = wb + nw;
-    const SmallMatrix GA = gram(ws_, cols(S_, 0, s), cols(AS_, 0, s), true);
-    const SmallMatrix GM = gram(ws_, cols(S_, 0, s), cols(MS_, 0, s), true);
+    const DenseMatrix GA = gram(ws_, cols(S_, 0, s), cols(AS_, 0, s), true);
+    const DenseMatrix GM = gram(ws_, cols(S_, 0, s), cols(MS_, 0, s), true);
     if (!all_finite(GA) || !all_finite(GM)) {
       breakdown_message_ = "NaN or Inf in the Rayleigh-Ritz matrices (A, M or the preconditioner produced them)";
       return StepOutcome::breakdown;
@@ -340,12 +353,12 @@ class Solver {
       candidates.push_back(without_p);
     }
     std::vector<double> theta;
-    SmallMatrix C, GMb;
+    DenseMatrix C, GMb;
     const std::vector<int>* basis = nullptr;
     for (const auto& candidate : candidates) {
       GMb = principal_submatrix(GM, candidate);
       if (distance_from_identity(GMb) > gram_tolerance_) continue;
-      if (!rayleigh_ritz(principal_submatrix(GA, candidate), GMb, theta, C)) continue;
+      if (!symmetric_definite_eigen(principal_submatrix(GA, candidate), GMb, theta, C)) continue;
       basis = &candidate;
       break;
     }
@@ -356,12 +369,12 @@ class Solver {
 
     const int sb = static_cast<int>(basis->size());
     const std::vector<int> order = wanted(theta, m_);
-    SmallMatrix Cx(sb, m_);
+    DenseMatrix Cx(sb, m_);
     for (int c = 0; c < m_; ++c)
       for (int i = 0; i < sb; ++i) Cx(i, c) = C(i, order[c]);
-    const SmallMatrix Y = conjugate_direction_coefficients(GMb, Cx, m_, active, drop_ratio_);
+    const DenseMatrix Y = conjugate_direction_coefficients(GMb, Cx, m_, active, drop_ratio_);
     // Coefficients of [new X | new P] on the full basis (zero rows for a dropped P).
-    SmallMatrix coeff(s, m_ + Y.cols);
+    DenseMatrix coeff(s, m_ + Y.cols);
     for (int i = 0; i < sb; ++i) {
       for (int c = 0; c < m_; ++c) coeff((*basis)[i], c) = Cx(i, c);
       for (int c = 0; c < Y.cols; ++c) coeff((*basis)[i], m_ + c) = Y(i, c);
@@ -376,6 +389,7 @@ class Solver {
 
   std::vector<double> wanted_residuals() const { return std::vector<double>(relres_.begin(), relres_.begin() + k_); }
 
+  ExecSpace space_;
   const Operator& A_;
   const Operator* M_;
   const Operator* T_;
@@ -408,7 +422,10 @@ LobpcgResult Solver<Scalar, Device>::run(const MV& X_user) {
                  " initial columns were zero or linearly dependent and were replaced by random vectors";
     if (result_.restarts > 0) message += "; P dropped " + std::to_string(result_.restarts) + " times";
     result_.message = std::move(message);
-    if (X_user.extent(1) > 0 && !lambda_.empty()) Kokkos::deep_copy(X_user, cols(S_, 0, k_));
+    if (X_user.extent(1) > 0 && !lambda_.empty()) {
+      Kokkos::deep_copy(space_, X_user, cols(S_, 0, k_));
+      space_.fence();
+    }
     result_.timings.total = seconds_since(start);
     return result_;
   };
@@ -422,18 +439,18 @@ LobpcgResult Solver<Scalar, Device>::run(const MV& X_user) {
   // The work block holds gathered residuals; on a device also the output of block transforms.
   work_ = MV(view_alloc(WithoutInitializing, "Sprocket::lobpcg::work"), n_, Workspace<Device>::on_host ? m_ : 2 * m_);
   R_ = MV(view_alloc(WithoutInitializing, "Sprocket::lobpcg::R"), n_, m_);
-  ws_ = Workspace<Device>(n_, 3 * m_);
+  ws_ = Workspace<Device>(space_, n_, 3 * m_, int64_t{3 * m_} * (3 * m_));
 
   bool given = X_user.extent(1) > 0;
   if (given) {
-    if (count_non_finite<ExecSpace>(X_user) > 0)
+    if (first_nonfinite_column(space_, X_user) >= 0)
       return finish(SolverStatus::invalid_input, "the initial X holds NaN or Inf");
-    Kokkos::deep_copy(cols(S_, 0, k_), X_user);
-    fill_random<ExecSpace>(cols(S_, k_, m_), random_stream(0));
+    Kokkos::deep_copy(space_, cols(S_, 0, k_), X_user);
+    fill_random(space_, cols(S_, k_, m_), random_stream(0));
     const std::vector<double> lengths = column_dots(ws_, cols(S_, 0, k_), cols(S_, 0, k_));
     given = std::any_of(lengths.begin(), lengths.end(), [](double l) { return l != 0.0; });
   }
-  if (!given) fill_random<ExecSpace>(X(), random_stream(0));  // no X, or an all-zero one
+  if (!given) fill_random(space_, X(), random_stream(0));  // no X, or an all-zero one
   const bool orthonormal = orthonormalize_X();
   // A random start has nothing to repair worth a remark.
   if (!given) replaced_columns_ = 0;
@@ -516,7 +533,7 @@ LobpcgResult Solver<Scalar, Device>::run(const MV& X_user) {
 }  // namespace Impl
 
 template <class Scalar, class Device>
-LobpcgResult lobpcg(const MultiVectorOperator<Scalar, Device>& A,
+LobpcgResult lobpcg(const typename Device::execution_space& space, const MultiVectorOperator<Scalar, Device>& A,
                     const typename MultiVectorOperator<Scalar, Device>::multivector& X, const LobpcgOptions& options,
                     const typename Impl::NonDeduced<Preconditioner<Scalar, Device>>::type* T,
                     const typename Impl::NonDeduced<MultiVectorOperator<Scalar, Device>>::type* M) {
@@ -537,8 +554,16 @@ LobpcgResult lobpcg(const MultiVectorOperator<Scalar, Device>& A,
                                         static_cast<int64_t>(X.extent(1)) == options.nev),
                    "lobpcg: X is ", X.extent(0), " x ", X.extent(1), ", expected ", n, " x ", options.nev,
                    " (or extent(1) == 0 for a random start)");
-  Impl::lobpcg::Solver<Scalar, Device> solver(A, M, T, options, n, m);
+  Impl::lobpcg::Solver<Scalar, Device> solver(space, A, M, T, options, n, m);
   return solver.run(X);
+}
+
+template <class Scalar, class Device>
+LobpcgResult lobpcg(const MultiVectorOperator<Scalar, Device>& A,
+                    const typename MultiVectorOperator<Scalar, Device>::multivector& X, const LobpcgOptions& options,
+                    const typename Impl::NonDeduced<Preconditioner<Scalar, Device>>::type* T,
+                    const typename Impl::NonDeduced<MultiVectorOperator<Scalar, Device>>::type* M) {
+  return lobpcg<Scalar, Device>(typename Device::execution_space(), A, X, options, T, M);
 }
 
 }  // namespace Sprocket

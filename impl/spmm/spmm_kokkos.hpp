@@ -1,24 +1,18 @@
 #pragma once
-// Portable Kokkos SpMM (any execution space, and Backend::portable everywhere): a team per block
-// of rows, the team's threads over the rows (TeamThreadRange), vector lanes along K
-// (ThreadVectorRange), so on a GPU a warp's lanes read consecutive columns of B's row (coalesced
-// for LayoutRight) and on a CPU the lane loop is the vectorizable inner loop. Ignores the tiles:
-// plain CSR over the layout's (reordered) entries. Also the pieces every target shares: scaling
-// C alone (alpha == 0) and gathering the reordered values from A's.
+// Portable Kokkos SpMM (Backend::portable, on any execution space; the only kernel is csr_rows):
+// a team per block of rows, the team's threads over the rows (TeamThreadRange), vector lanes
+// along K (ThreadVectorRange), so on a GPU a warp's lanes read consecutive columns of B's row
+// (coalesced for LayoutRight) and on a CPU the lane loop is the vectorizable inner loop. Ignores
+// the tiles: plain CSR over the analysis's (reordered) entries. Also scaling C alone, which the
+// dispatch runs for alpha == 0 or a matrix without entries on every backend.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cstdint>
 
+#include "impl/spmm/spmm_analysis.hpp"
+
 namespace Sprocket {
 namespace Impl {
-
-/// dst(k) = src(source(k)): the reordered copy's values from A's current values.
-template <class ExecSpace, class Dst, class Src, class Source>
-void spmm_gather_values(const ExecSpace& space, const Dst& dst, const Src& src, const Source& source) {
-  Kokkos::parallel_for(
-      "Sprocket::spmm::gather_values", Kokkos::RangePolicy<ExecSpace>(space, 0, dst.extent(0)),
-      KOKKOS_LAMBDA(const int64_t k) { dst(k) = src(source(k)); });
-}
 
 /// C = beta * C for a rank-2 View (beta == 0 writes zeros without reading C).
 template <class ExecSpace, class CView, class Scalar>
@@ -33,8 +27,10 @@ void spmm_scale_only(const ExecSpace& space, Scalar beta, const CView& C) {
 
 namespace kokkos {
 
-template <class ExecSpace, class Layout, class BView, class CView, class Scalar>
-void spmm_rows(const ExecSpace& space, const Layout& L, Scalar alpha, const BView& B, Scalar beta, const CView& C) {
+/// C = alpha * A * B + beta * C, A the analysis's reordered copy, B and C rank 2 (any layout).
+template <class ExecSpace, class Scalar, class Ordinal, class Offset, class Device, class BView, class CView>
+void spmm_apply(const ExecSpace& space, const SpmmAnalysis<Scalar, Ordinal, Offset, Device>& L, Scalar alpha,
+                const BView& B, Scalar beta, const CView& C) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
   const int64_t n = L.num_rows, K = C.extent(1);

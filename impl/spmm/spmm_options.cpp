@@ -1,13 +1,17 @@
-// SpMM kernel and target names, calibrated defaults and option resolution.
+// SpMM kernel and target names, calibrated defaults and option resolution (the tiling a plan
+// uses, with the CUDA kernel's limits).
+#include <algorithm>
 #include <string>
 
 #include "Sprocket_Spmm.hpp"
+#include "impl/spmm/cuda/spmm_cuda_limits.hpp"
+#include "impl/spmm/spmm_analysis.hpp"
 #include "impl/spmm/spmm_defaults_generated.hpp"
 
 namespace Sprocket {
 
 namespace {
-constexpr const char* spmm_kernel_names[num_spmm_kernels] = {"csr_rows", "aspt", "portable"};
+constexpr const char* spmm_kernel_names[num_spmm_kernels] = {"csr_rows", "aspt"};
 
 SpmmTiling from_calibrated(const Impl::SpmmCalibratedDefaults& d) {
   SpmmTiling t;
@@ -32,7 +36,8 @@ SpmmKernel spmm_kernel_from_string(const std::string& name) {
     if (name == spmm_kernel_names[k]) return static_cast<SpmmKernel>(k);
     valid += std::string(", ") + spmm_kernel_names[k];
   }
-  throw InvalidArgument("unknown SpMM kernel \"" + name + "\" (valid: " + valid + ")");
+  throw InvalidArgument("unknown SpMM kernel \"" + name + "\" (valid: " + valid +
+                        "; the portable implementation is chosen by Backend::portable, not by a kernel name)");
 }
 
 const char* to_string(SpmmTarget target) {
@@ -71,4 +76,22 @@ SpmmTiling resolve_spmm_tiling(const SpmmTiling& requested, SpmmTarget target) {
   return t;
 }
 
+namespace Impl {
+
+SpmmTiling spmm_plan_tiling(const SpmmTiling& requested, SpmmTarget target, int64_t scalar_bytes) {
+  SpmmTiling t = resolve_spmm_tiling(requested, target);
+  if (target != SpmmTarget::cuda) return t;
+  // The CUDA ASpT kernel stages a tile's rows of B (one 32-column K-slice) in shared memory and
+  // keeps a panel's rows in registers (impl/spmm/cuda/spmm_cuda_limits.hpp): a requested
+  // tile_cols beyond what fits is an error; the calibrated defaults are capped to fit, and the
+  // default panel to one pass of the kernel.
+  const int64_t max_cols = cuda::spmm_cuda_max_tile_cols(cuda::spmm_cuda_min_k_slice, scalar_bytes);
+  SPROCKET_REQUIRE(requested.tile_cols <= max_cols, "SpmmPlan: SpmmTiling::tile_cols = ", requested.tile_cols,
+                   " exceeds the ", max_cols, " shared-memory slots the CUDA kernel can stage for this scalar type");
+  t.tile_cols = std::min(t.tile_cols, max_cols);
+  if (requested.panel_rows == 0) t.panel_rows = std::min(t.panel_rows, cuda::spmm_cuda_max_panel_rows(scalar_bytes));
+  return t;
+}
+
+}  // namespace Impl
 }  // namespace Sprocket

@@ -1,6 +1,8 @@
 #pragma once
 // Portable Kokkos implementation of the SpMV kernel family (any execution space): one launch per
-// bin, then the split rows. Mode N only, rank 1; the plan handles transposes and rank 2.
+// bin, then the split rows, for mode N and rank 1 (spmv_apply); and the two pieces of mode T
+// that impl/spmv/spmv_dispatch.hpp routes here on every space: the atomic scatter and the value
+// refresh of the cached transpose.
 //
 //  thread_per_row  RangePolicy over (virtual row, row in it) slots
 //  subvectorX      TeamPolicy with vector length X (clamped to what the space allows): a team
@@ -12,7 +14,7 @@
 // Every kernel writes every row of its virtual rows, empty rows included (y = beta * y).
 #include <Kokkos_Core.hpp>
 
-#include "impl/spmv/spmv_device_schedule.hpp"
+#include "impl/spmv/spmv_analysis.hpp"
 
 namespace Sprocket {
 namespace Impl {
@@ -143,9 +145,11 @@ void spmv_split_rows(const ExecSpace& space, const AMatrix& A, const Sched& s, S
 }
 
 /// y = alpha * A * x + beta * y, every bin then the split rows.
-template <class ExecSpace, class AMatrix, class Sched, class XView, class YView, class Scalar>
-void spmv_apply(const ExecSpace& space, const AMatrix& A, const Sched& s, Scalar alpha, const XView& x,
+template <class ExecSpace, class CrsType, class XView, class YView, class Scalar>
+void spmv_apply(const ExecSpace& space, const SpmvAnalysis<CrsType>& analysis, Scalar alpha, const XView& x,
                 Scalar beta, const YView& y) {
+  const CrsType& A = analysis.A;
+  const auto& s = analysis.schedule;
   for (const auto& bin : s.bins) {
     switch (bin.kernel) {
       case SpmvKernel::thread_per_row:
@@ -167,6 +171,14 @@ void spmv_apply(const ExecSpace& space, const AMatrix& A, const Sched& s, Scalar
     }
   }
   spmv_split_rows(space, A, s, alpha, x, beta, y);
+}
+
+/// dst(k) = src(source(k)): refreshes the cached transpose's values from A's current values.
+template <class ExecSpace, class Dst, class Src, class Source>
+void spmv_gather_values(const ExecSpace& space, const Dst& dst, const Src& src, const Source& source) {
+  Kokkos::parallel_for(
+      "Sprocket::spmv::transpose_gather", Kokkos::RangePolicy<ExecSpace>(space, 0, dst.extent(0)),
+      KOKKOS_LAMBDA(const int64_t k) { dst(k) = src(source(k)); });
 }
 
 /// y = alpha * A^T * x + beta * y without forming A^T: scale y, then scatter with atomics.

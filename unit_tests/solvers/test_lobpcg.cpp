@@ -22,8 +22,9 @@
 #include "Sprocket_Preconditioners.hpp"
 #include "Sprocket_Reference.hpp"
 #include "Sprocket_Spmv.hpp"
-#include "impl/solvers/lapack.hpp"
+#include "impl/blocks/lapack.hpp"
 #include "impl/solvers/lobpcg_dense.hpp"
+#include "sprocket_test_types.hpp"
 #include "sprocket_test_utils.hpp"
 
 namespace {
@@ -34,12 +35,12 @@ using Sprocket::LobpcgOptions;
 using Sprocket::LobpcgResult;
 using Sprocket::SolverStatus;
 using Sprocket::Which;
-using Device = Kokkos::DefaultExecutionSpace::device_type;
-template <class Scalar>
+using DefaultDevice = Kokkos::DefaultExecutionSpace::device_type;
+template <class Scalar, class Device = DefaultDevice>
 using CrsOf = KokkosSparse::CrsMatrix<Scalar, int, Device, void, int>;
-template <class Scalar>
+template <class Scalar, class Device = DefaultDevice>
 using MVOf = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>;
-template <class Scalar>
+template <class Scalar, class Device = DefaultDevice>
 using OperatorOf = Sprocket::MultiVectorOperator<Scalar, Device>;
 
 // ---------------------------------------------------------------------------------------------
@@ -149,16 +150,16 @@ struct Run {
 /// Solves on the device: A (and M) through SpmvPlan operators, with the given preconditioner
 /// (solve_with) or Jacobi from make_jacobi when asked (solve). X0: the initial guess (nullptr: an all-zero X, i.e. a random start); the returned
 /// eigenvectors are read back from the same View.
-template <class Scalar = double>
-Run<Scalar> solve_with(const HostCsr& A, const HostCsr* M, std::shared_ptr<OperatorOf<Scalar>> precond,
+template <class Scalar = double, class Device = DefaultDevice>
+Run<Scalar> solve_with(const HostCsr& A, const HostCsr* M, std::shared_ptr<OperatorOf<Scalar, Device>> precond,
                        LobpcgOptions options, const HostDense* X0 = nullptr) {
-  using Crs = CrsOf<Scalar>;
+  using Crs = CrsOf<Scalar, Device>;
   const Crs a = Sprocket::to_crs<Crs>(A);
   const auto op_a = Sprocket::make_operator(Sprocket::SpmvPlan<Crs>(a));
-  std::shared_ptr<OperatorOf<Scalar>> op_m;
+  std::shared_ptr<OperatorOf<Scalar, Device>> op_m;
   if (M) op_m = Sprocket::make_operator(Sprocket::SpmvPlan<Crs>(Sprocket::to_crs<Crs>(*M)));
-  MVOf<Scalar> X("X", A.num_rows, options.nev);
-  if (X0) X = Sprocket::test::to_view<MVOf<Scalar>>(*X0);
+  MVOf<Scalar, Device> X("X", A.num_rows, options.nev);
+  if (X0) X = Sprocket::test::to_view<MVOf<Scalar, Device>>(*X0);
   Run<Scalar> run;
   options.on_iteration = [&run](const Sprocket::SolverIterationInfo& info) {
     ++run.callbacks;
@@ -166,18 +167,35 @@ Run<Scalar> solve_with(const HostCsr& A, const HostCsr* M, std::shared_ptr<Opera
     EXPECT_GE(info.elapsed_seconds, 0.0);
     run.last_callback_converged = info.converged;
   };
-  run.result = Sprocket::lobpcg(*op_a, X, options, precond.get(), op_m.get());
+  // On an execution-space instance of the Device: the solver queues and fences only that one.
+  run.result = Sprocket::lobpcg(typename Device::execution_space(), *op_a, X, options, precond.get(), op_m.get());
   run.X = Sprocket::test::to_host_dense(X);
   return run;
 }
 
-template <class Scalar = double>
+template <class Scalar = double, class Device = DefaultDevice>
 Run<Scalar> solve(const HostCsr& A, const HostCsr* M, bool jacobi, LobpcgOptions options,
                   const HostDense* X0 = nullptr) {
-  std::shared_ptr<OperatorOf<Scalar>> precond;
-  if (jacobi) precond = Sprocket::make_jacobi(Sprocket::to_crs<CrsOf<Scalar>>(A));
-  return solve_with<Scalar>(A, M, precond, options, X0);
+  std::shared_ptr<OperatorOf<Scalar, Device>> precond;
+  if (jacobi) precond = Sprocket::make_jacobi(Sprocket::to_crs<CrsOf<Scalar, Device>>(A));
+  return solve_with<Scalar, Device>(A, M, precond, options, X0);
 }
+
+/// The tests on random matrices run on every enabled execution space (TypeParam), the solve on
+/// a Kokkos::Device of that space; the SciPy comparisons on the shared matrices run on the
+/// default space.
+template <class Space>
+class Lobpcg : public ::testing::Test {
+ protected:
+  using device = Sprocket::test::DeviceOf<Space>;
+  template <class Scalar = double>
+  // auto: inside a ::testing::Test, Run names its member function.
+  static auto solve(const HostCsr& A, const HostCsr* M, bool jacobi, LobpcgOptions options,
+                    const HostDense* X0 = nullptr) {
+    return ::solve<Scalar, device>(A, M, jacobi, options, X0);
+  }
+};
+TYPED_TEST_SUITE(Lobpcg, Sprocket::test::SpaceTypes);
 
 /// ||A x_j - lambda_j M x_j|| / (max(|lambda_j|, sqrt(eps) * norm) ||x_j||) on the host in double.
 std::vector<double> host_residuals(const HostCsr& A, const HostCsr* M, const HostDense& X,
@@ -366,7 +384,7 @@ INSTANTIATE_TEST_SUITE_P(Random, LobpcgVsDsyev, ::testing::ValuesIn(dense_cases(
                          });
 
 // Generalized A x = lambda M x with M diagonal or sparse SPD, against dsygv.
-TEST(Lobpcg, GeneralizedMatchesDsygv) {
+TYPED_TEST(Lobpcg, GeneralizedMatchesDsygv) {
   const int64_t n = 150;
   int salt = 300;
   for (bool diagonal : {true, false})
@@ -382,7 +400,7 @@ TEST(Lobpcg, GeneralizedMatchesDsygv) {
         options.tol = 1e-9;
         options.seed = static_cast<unsigned>(Sprocket::test::seed_for(salt));
         const bool jacobi = which == Which::smallest && nev == 5;  // a preconditioned generalized case
-        const auto run = solve(A, &M, jacobi, options);
+        const auto run = this->solve(A, &M, jacobi, options);
         expect_converged(run, A, &M, wanted_end(all, nev, which), largest_magnitude(all), options.tol, 1e-10,
                          std::string(diagonal ? "diagonal M " : "sparse M ") + name_of(which) + " nev " +
                              std::to_string(nev));
@@ -390,7 +408,7 @@ TEST(Lobpcg, GeneralizedMatchesDsygv) {
 }
 
 // float vectors and operator: the same algorithm with float's tolerances.
-TEST(Lobpcg, FloatMatchesDsyev) {
+TYPED_TEST(Lobpcg, FloatMatchesDsyev) {
   const HostCsr A = random_symmetric(100, 14.0, 400);
   const std::vector<double> all = dense_eigenvalues(A);
   for (Which which : {Which::smallest, Which::largest}) {
@@ -398,7 +416,7 @@ TEST(Lobpcg, FloatMatchesDsyev) {
     options.nev = 4;
     options.which = which;
     options.tol = 1e-4;
-    const auto run = solve<float>(A, nullptr, true, options);
+    const auto run = this->template solve<float>(A, nullptr, true, options);
     expect_converged(run, A, nullptr, wanted_end(all, 4, which), largest_magnitude(all), options.tol, 1e-5,
                      std::string("float ") + name_of(which));
   }
@@ -562,7 +580,7 @@ INSTANTIATE_TEST_SUITE_P(Shared, LobpcgVsEigsh, ::testing::ValuesIn(eigsh_cases(
 // SciPy's lobpcg returns wrong or unconverged values for the smallest of msc04515 with Jacobi
 // (condition 2.3e6, relative gap 1.5e-7 at the bottom, which Jacobi does not improve). Ours must
 // either converge to the right pairs or say that it did not, with numbers that back the claim.
-TEST(Lobpcg, Msc04515SmallestJacobiConvergesOrReportsFailure) {
+TEST(LobpcgShared, Msc04515SmallestJacobiConvergesOrReportsFailure) {
   const ScipyReference& ref = scipy_reference();
   ASSERT_TRUE(ref.error.empty()) << ref.error;
   const HostCsr& A = shared_matrix("msc04515");
@@ -591,7 +609,7 @@ TEST(Lobpcg, Msc04515SmallestJacobiConvergesOrReportsFailure) {
 
 // The smallest of bcsstk13 without a preconditioner (condition 1.1e10) cannot converge in 100
 // iterations: the report must say so, not claim convergence.
-TEST(Lobpcg, HopelessCaseReportsMaxIterations) {
+TEST(LobpcgShared, HopelessCaseReportsMaxIterations) {
   const HostCsr& A = shared_matrix("bcsstk13");
   LobpcgOptions options;
   options.nev = 1;
@@ -608,7 +626,7 @@ TEST(Lobpcg, HopelessCaseReportsMaxIterations) {
 
 // Columns equal up to 1e-12 noise: the block is numerically of rank 1; the dependent columns are
 // replaced by random ones and the solve converges as from a random start.
-TEST(Lobpcg, NearlyDependentInitialBlockConverges) {
+TEST(LobpcgShared, NearlyDependentInitialBlockConverges) {
   const ScipyReference& ref = scipy_reference();
   ASSERT_TRUE(ref.error.empty()) << ref.error;
   const HostCsr& A = shared_matrix("bcsstk16");
@@ -632,7 +650,7 @@ TEST(Lobpcg, NearlyDependentInitialBlockConverges) {
 
 // A singular operator: the smallest eigenvalue is 0 (ring graph Laplacian, eigenvector constant),
 // where the relative residual falls back to sqrt(eps) ||A||; no division by zero, no NaN.
-TEST(Lobpcg, ZeroEigenvalueConverges) {
+TYPED_TEST(Lobpcg, ZeroEigenvalueConverges) {
   const int64_t n = 60;
   std::vector<Sprocket::Triplet> t;
   for (int64_t i = 0; i < n; ++i) {
@@ -645,7 +663,7 @@ TEST(Lobpcg, ZeroEigenvalueConverges) {
   LobpcgOptions options;
   options.nev = 3;
   options.tol = 1e-6;
-  const auto run = solve(A, nullptr, false, options);
+  const auto run = this->solve(A, nullptr, false, options);
   ASSERT_EQ(run.result.status, SolverStatus::converged) << run.result.message;
   EXPECT_LE(std::fabs(run.result.eigenvalues[0]), 1e-12);
   for (int j = 1; j < 3; ++j) EXPECT_NEAR(run.result.eigenvalues[j], all[j], 1e-12);
@@ -655,7 +673,7 @@ TEST(Lobpcg, ZeroEigenvalueConverges) {
 }
 
 // Exact eigenvectors as the initial guess: converged before the first iteration.
-TEST(Lobpcg, ExactInitialGuessConvergesWithoutIterating) {
+TYPED_TEST(Lobpcg, ExactInitialGuessConvergesWithoutIterating) {
   const HostCsr A = random_symmetric(90, 14.0, 700);
   const HostDense V = dense_eigenvectors(A);
   const std::vector<double> all = dense_eigenvalues(A);
@@ -666,7 +684,7 @@ TEST(Lobpcg, ExactInitialGuessConvergesWithoutIterating) {
   LobpcgOptions options;
   options.nev = nev;
   options.tol = 1e-10;
-  const auto run = solve(A, nullptr, false, options, &X0);
+  const auto run = this->solve(A, nullptr, false, options, &X0);
   EXPECT_EQ(run.result.iterations, 0);
   expect_converged(run, A, nullptr, wanted_end(all, nev, Which::smallest), largest_magnitude(all), options.tol,
                    1e-12, "exact start");
@@ -674,7 +692,8 @@ TEST(Lobpcg, ExactInitialGuessConvergesWithoutIterating) {
 
 // Zero columns in a given X are replaced (and reported); an X with no columns means "random
 // start, no eigenvectors back"; the same seed gives the same answer.
-TEST(Lobpcg, RandomStartsAndZeroColumns) {
+TYPED_TEST(Lobpcg, RandomStartsAndZeroColumns) {
+  using Device = typename TestFixture::device;
   const HostCsr A = random_symmetric(90, 14.0, 710);
   const std::vector<double> all = dense_eigenvalues(A);
   LobpcgOptions options;
@@ -682,21 +701,21 @@ TEST(Lobpcg, RandomStartsAndZeroColumns) {
   options.seed = 7;
   HostDense X0 = Sprocket::test::random_dense(90, 4, 711);
   for (int64_t i = 0; i < 90; ++i) X0(i, 2) = 0.0;
-  const auto with_zero = solve(A, nullptr, false, options, &X0);
+  const auto with_zero = this->solve(A, nullptr, false, options, &X0);
   expect_converged(with_zero, A, nullptr, wanted_end(all, 4, Which::smallest), largest_magnitude(all), options.tol,
                    1e-10, "zero column");
   EXPECT_NE(with_zero.result.message.find("1 initial columns"), std::string::npos) << with_zero.result.message;
 
-  const auto first = solve(A, nullptr, false, options);
-  const auto second = solve(A, nullptr, false, options);
+  const auto first = this->solve(A, nullptr, false, options);
+  const auto second = this->solve(A, nullptr, false, options);
   EXPECT_EQ(first.result.message.find("initial columns"), std::string::npos) << first.result.message;
   EXPECT_EQ(first.result.eigenvalues, second.result.eigenvalues);
   EXPECT_EQ(first.result.iterations, second.result.iterations);
 
   // No columns: random start, eigenvalues only.
-  using Crs = CrsOf<double>;
+  using Crs = CrsOf<double, Device>;
   const auto op = Sprocket::make_operator(Sprocket::SpmvPlan<Crs>(Sprocket::to_crs<Crs>(A)));
-  MVOf<double> none("none", 90, 0);
+  MVOf<double, Device> none("none", 90, 0);
   const LobpcgResult r = Sprocket::lobpcg(*op, none, options);
   EXPECT_EQ(r.status, SolverStatus::converged) << r.message;
   ASSERT_EQ(r.eigenvalues.size(), 4u);
@@ -704,13 +723,13 @@ TEST(Lobpcg, RandomStartsAndZeroColumns) {
 }
 
 // max_iterations = 0: only the Rayleigh-Ritz step on the initial block, reported as such.
-TEST(Lobpcg, ZeroIterationsReportsInitialRitzValues) {
+TYPED_TEST(Lobpcg, ZeroIterationsReportsInitialRitzValues) {
   const HostCsr A = random_symmetric(90, 14.0, 720);
   const std::vector<double> all = dense_eigenvalues(A);
   LobpcgOptions options;
   options.nev = 2;
   options.max_iterations = 0;
-  const auto run = solve(A, nullptr, false, options);
+  const auto run = this->solve(A, nullptr, false, options);
   EXPECT_EQ(run.result.status, SolverStatus::max_iterations) << run.result.message;
   EXPECT_EQ(run.result.iterations, 0);
   EXPECT_TRUE(run.result.history.empty());
@@ -727,13 +746,17 @@ TEST(Lobpcg, ZeroIterationsReportsInitialRitzValues) {
 // Breakdowns and repairs, through operators that misbehave on purpose
 
 /// Wraps an operator; from apply number `from` on, writes `value` (0 or NaN) instead.
-class FaultyOperator final : public OperatorOf<double> {
+template <class Device>
+class FaultyOperator final : public OperatorOf<double, Device> {
+  using base = OperatorOf<double, Device>;
+
  public:
-  FaultyOperator(std::shared_ptr<OperatorOf<double>> inner, int from, double value)
+  FaultyOperator(std::shared_ptr<base> inner, int from, double value)
       : inner_(std::move(inner)), from_(from), value_(value) {}
   int64_t num_rows() const override { return inner_->num_rows(); }
   int64_t num_cols() const override { return inner_->num_cols(); }
-  void apply(const const_multivector& X, const multivector& Y) const override {
+  using base::apply;  // the execution-space overload
+  void apply(const typename base::const_multivector& X, const typename base::multivector& Y) const override {
     if (applies_++ < from_)
       inner_->apply(X, Y);
     else
@@ -742,31 +765,34 @@ class FaultyOperator final : public OperatorOf<double> {
   std::string describe() const override { return "faulty " + inner_->describe(); }
 
  private:
-  std::shared_ptr<OperatorOf<double>> inner_;
+  std::shared_ptr<base> inner_;
   int from_;
   double value_;
   mutable int applies_ = 0;
 };
 
+template <class Device>
 struct Operators {
-  std::shared_ptr<OperatorOf<double>> A, jacobi;
+  std::shared_ptr<OperatorOf<double, Device>> A, jacobi;
 };
 
-Operators operators_of(const HostCsr& A) {
-  using Crs = CrsOf<double>;
+template <class Device>
+Operators<Device> operators_of(const HostCsr& A) {
+  using Crs = CrsOf<double, Device>;
   const Crs a = Sprocket::to_crs<Crs>(A);
   return {Sprocket::make_operator(Sprocket::SpmvPlan<Crs>(a)), Sprocket::make_jacobi(a)};
 }
 
 // A preconditioner that goes to zero after a few iterations: W vanishes against [X P], P is
 // dropped (counted), W still vanishes against X, X is rebuilt a few times, then breakdown.
-TEST(Lobpcg, VanishingPreconditionerDropsPThenBreaksDown) {
+TYPED_TEST(Lobpcg, VanishingPreconditionerDropsPThenBreaksDown) {
+  using Device = typename TestFixture::device;
   const HostCsr A = random_symmetric(120, 14.0, 800);
-  const Operators ops = operators_of(A);
-  const FaultyOperator T(ops.jacobi, 3, 0.0);
+  const Operators<Device> ops = operators_of<Device>(A);
+  const FaultyOperator<Device> T(ops.jacobi, 3, 0.0);
   LobpcgOptions options;
   options.nev = 3;
-  MVOf<double> X("X", 120, 3);
+  MVOf<double, Device> X("X", 120, 3);
   const LobpcgResult r = Sprocket::lobpcg(*ops.A, X, options, &T);
   EXPECT_EQ(r.status, SolverStatus::breakdown) << r.message;
   EXPECT_GE(r.restarts, 1) << r.message;
@@ -778,20 +804,21 @@ TEST(Lobpcg, VanishingPreconditionerDropsPThenBreaksDown) {
 
 // NaN from A at the start, from A later, from the preconditioner, from M: breakdown, never
 // NaN reported as converged.
-TEST(Lobpcg, NanFromOperatorsIsBreakdown) {
+TYPED_TEST(Lobpcg, NanFromOperatorsIsBreakdown) {
+  using Device = typename TestFixture::device;
   const HostCsr A = random_symmetric(120, 14.0, 810);
   const HostCsr M = random_mass(120, true, 811);
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  using Crs = CrsOf<double>;
+  using Crs = CrsOf<double, Device>;
   LobpcgOptions options;
   options.nev = 2;
   for (int faulty = 0; faulty < 4; ++faulty) {
     SCOPED_TRACE("case " + std::to_string(faulty));
-    const Operators ops = operators_of(A);
+    const Operators<Device> ops = operators_of<Device>(A);
     const auto op_m = Sprocket::make_operator(Sprocket::SpmvPlan<Crs>(Sprocket::to_crs<Crs>(M)));
-    const FaultyOperator bad_a_start(ops.A, 0, nan), bad_a_later(ops.A, 4, nan), bad_t(ops.jacobi, 2, nan),
+    const FaultyOperator<Device> bad_a_start(ops.A, 0, nan), bad_a_later(ops.A, 4, nan), bad_t(ops.jacobi, 2, nan),
         bad_m(op_m, 0, nan);
-    MVOf<double> X("X", 120, 2);
+    MVOf<double, Device> X("X", 120, 2);
     LobpcgResult r;
     if (faulty == 0) r = Sprocket::lobpcg<double, Device>(bad_a_start, X, options);
     if (faulty == 1) r = Sprocket::lobpcg<double, Device>(bad_a_later, X, options);
@@ -802,13 +829,13 @@ TEST(Lobpcg, NanFromOperatorsIsBreakdown) {
   }
 }
 
-TEST(Lobpcg, NanInInitialBlockIsInvalidInput) {
+TYPED_TEST(Lobpcg, NanInInitialBlockIsInvalidInput) {
   const HostCsr A = random_symmetric(60, 14.0, 820);
   HostDense X0 = Sprocket::test::random_dense(60, 2, 821);
   X0(17, 1) = std::numeric_limits<double>::quiet_NaN();
   LobpcgOptions options;
   options.nev = 2;
-  const auto run = solve(A, nullptr, false, options, &X0);
+  const auto run = this->solve(A, nullptr, false, options, &X0);
   EXPECT_EQ(run.result.status, SolverStatus::invalid_input) << run.result.message;
   EXPECT_EQ(run.result.iterations, 0);
 }
@@ -816,20 +843,22 @@ TEST(Lobpcg, NanInInitialBlockIsInvalidInput) {
 // =============================================================================================
 // Argument checks
 
-TEST(Lobpcg, RejectsBadArguments) {
-  using Crs = CrsOf<double>;
+TYPED_TEST(Lobpcg, RejectsBadArguments) {
+  using Device = typename TestFixture::device;
+  using Crs = CrsOf<double, Device>;
   const HostCsr A = random_symmetric(30, 14.0, 900);
-  const Operators ops = operators_of(A);
+  const Operators<Device> ops = operators_of<Device>(A);
   const auto op = ops.A;
-  const auto expect_invalid = [&](LobpcgOptions options, int64_t rows, int64_t cols, const OperatorOf<double>* T,
-                                  const OperatorOf<double>* M, const char* what) {
-    MVOf<double> X("X", rows, cols);
+  const auto expect_invalid = [&](LobpcgOptions options, int64_t rows, int64_t cols,
+                                  const OperatorOf<double, Device>* T, const OperatorOf<double, Device>* M,
+                                  const char* what) {
+    MVOf<double, Device> X("X", rows, cols);
     EXPECT_THROW(Sprocket::lobpcg(*op, X, options, T, M), Sprocket::InvalidArgument) << what;
   };
   LobpcgOptions ok;
   ok.nev = 2;
   {
-    MVOf<double> X("X", 30, 2);
+    MVOf<double, Device> X("X", 30, 2);
     EXPECT_NO_THROW(Sprocket::lobpcg(*op, X, ok));
   }
   LobpcgOptions o = ok;
@@ -854,24 +883,24 @@ TEST(Lobpcg, RejectsBadArguments) {
   expect_invalid(ok, 29, 2, nullptr, nullptr, "X with n - 1 rows");
 
   const HostCsr other = random_symmetric(31, 14.0, 901);
-  const Operators wrong = operators_of(other);
+  const Operators<Device> wrong = operators_of<Device>(other);
   expect_invalid(ok, 30, 2, wrong.jacobi.get(), nullptr, "preconditioner of another size");
   expect_invalid(ok, 30, 2, nullptr, wrong.A.get(), "M of another size");
 
   // Non-square A.
   const HostCsr rect = Sprocket::test::random_csr(30, 40, 4.0, 902);
   const auto op_rect = Sprocket::make_operator(Sprocket::SpmvPlan<Crs>(Sprocket::to_crs<Crs>(rect)));
-  MVOf<double> X("X", 30, 2);
+  MVOf<double, Device> X("X", 30, 2);
   EXPECT_THROW(Sprocket::lobpcg(*op_rect, X, ok), Sprocket::InvalidArgument);
 }
 
 // =============================================================================================
 // The small dense helpers behind the robustness
 
-using Sprocket::Impl::lobpcg::SmallMatrix;
+using Sprocket::Impl::blocks::DenseMatrix;
 
-SmallMatrix gram_of(const SmallMatrix& V, const SmallMatrix* G = nullptr) {
-  return Sprocket::Impl::lobpcg::multiply(V, G ? Sprocket::Impl::lobpcg::multiply(*G, V) : V, true);
+DenseMatrix gram_of(const DenseMatrix& V, const DenseMatrix* G = nullptr) {
+  return Sprocket::Impl::blocks::multiply(V, G ? Sprocket::Impl::blocks::multiply(*G, V) : V, true);
 }
 
 // SVQB keeps the independent directions of a nearly dependent block and drops the rest, without
@@ -879,20 +908,20 @@ SmallMatrix gram_of(const SmallMatrix& V, const SmallMatrix* G = nullptr) {
 TEST(LobpcgSmallDense, OrthonormalizingTransformDropsDependentColumns) {
   const int rows = 40, cols = 6;
   const HostDense R = Sprocket::test::random_dense(rows, cols, 950);
-  SmallMatrix V(rows, cols);
+  DenseMatrix V(rows, cols);
   for (int j = 0; j < cols; ++j)
     for (int i = 0; i < rows; ++i) V(i, j) = j < 3 ? R(i, j) : R(i, 0) + 1e-13 * R(i, j);  // rank 3 numerically
   V(0, 5) *= 1e150;  // wildly different lengths must not matter
   for (int i = 1; i < rows; ++i) V(i, 5) *= 1e150;
-  SmallMatrix T = Sprocket::Impl::lobpcg::orthonormalizing_transform(gram_of(V), 1e-14);
+  DenseMatrix T = Sprocket::Impl::lobpcg::orthonormalizing_transform(gram_of(V), 1e-14);
   EXPECT_EQ(T.cols, 3);
-  SmallMatrix Q = Sprocket::Impl::lobpcg::multiply(V, T);
-  const SmallMatrix T2 = Sprocket::Impl::lobpcg::orthonormalizing_transform(gram_of(Q), 1e-14);
-  Q = Sprocket::Impl::lobpcg::multiply(Q, T2);
+  DenseMatrix Q = Sprocket::Impl::blocks::multiply(V, T);
+  const DenseMatrix T2 = Sprocket::Impl::lobpcg::orthonormalizing_transform(gram_of(Q), 1e-14);
+  Q = Sprocket::Impl::blocks::multiply(Q, T2);
   EXPECT_EQ(Q.cols, 3);
-  EXPECT_LE(Sprocket::Impl::lobpcg::distance_from_identity(gram_of(Q)), 1e-13);
+  EXPECT_LE(Sprocket::Impl::blocks::distance_from_identity(gram_of(Q)), 1e-13);
   // Zero and NaN columns drop out.
-  SmallMatrix Z(rows, 2);
+  DenseMatrix Z(rows, 2);
   for (int i = 0; i < rows; ++i) Z(i, 1) = std::numeric_limits<double>::quiet_NaN();
   EXPECT_EQ(Sprocket::Impl::lobpcg::orthonormalizing_transform(gram_of(Z), 1e-14).cols, 0);
 }
@@ -903,23 +932,23 @@ TEST(LobpcgSmallDense, ConjugateDirectionsStayOrthonormal) {
   const int s = 12, m = 4;
   // GM: close to the identity, as in the solver.
   const HostDense E = Sprocket::test::random_dense(s, s, 960);
-  SmallMatrix GM(s, s);
+  DenseMatrix GM(s, s);
   for (int j = 0; j < s; ++j)
     for (int i = 0; i < s; ++i) GM(i, j) = (i == j) + 1e-9 * (E(i, j) + E(j, i));
   // Cx: GM-orthonormal columns whose non-X rows are tiny and nearly dependent (near convergence).
   const HostDense C = Sprocket::test::random_dense(s, m, 961);
-  SmallMatrix Cx(s, m);
+  DenseMatrix Cx(s, m);
   for (int j = 0; j < m; ++j)
     for (int i = 0; i < s; ++i) Cx(i, j) = i < m ? C(i, j) : 1e-7 * (C(i, 0) + 1e-6 * C(i, j));
-  Cx = Sprocket::Impl::lobpcg::multiply(
+  Cx = Sprocket::Impl::blocks::multiply(
       Cx, Sprocket::Impl::lobpcg::orthonormalizing_transform(gram_of(Cx, &GM), 1e-14));
-  Cx = Sprocket::Impl::lobpcg::multiply(
+  Cx = Sprocket::Impl::blocks::multiply(
       Cx, Sprocket::Impl::lobpcg::orthonormalizing_transform(gram_of(Cx, &GM), 1e-14));
   ASSERT_EQ(Cx.cols, m);
-  const SmallMatrix Y = Sprocket::Impl::lobpcg::conjugate_direction_coefficients(GM, Cx, m, {0, 1, 2, 3}, 1e-14);
+  const DenseMatrix Y = Sprocket::Impl::lobpcg::conjugate_direction_coefficients(GM, Cx, m, {0, 1, 2, 3}, 1e-14);
   ASSERT_GE(Y.cols, 1);
-  EXPECT_LE(Sprocket::Impl::lobpcg::distance_from_identity(gram_of(Y, &GM)), 1e-12);
-  const SmallMatrix cross = Sprocket::Impl::lobpcg::multiply(Y, Sprocket::Impl::lobpcg::multiply(GM, Cx), true);
+  EXPECT_LE(Sprocket::Impl::blocks::distance_from_identity(gram_of(Y, &GM)), 1e-12);
+  const DenseMatrix cross = Sprocket::Impl::blocks::multiply(Y, Sprocket::Impl::blocks::multiply(GM, Cx), true);
   for (double v : cross.data) EXPECT_LE(std::fabs(v), 1e-12);
   // No active pairs, or Ritz vectors without W/P parts: no directions.
   EXPECT_EQ(Sprocket::Impl::lobpcg::conjugate_direction_coefficients(GM, Cx, m, {}, 1e-14).cols, 0);

@@ -1,12 +1,15 @@
 // SpMM operator (Sprocket_Spmm.hpp): every kernel the execution space runs (csr_rows and aspt
 // forced, with small tiles so matrices of a few hundred rows have many panels and several heavy
-// tiles per panel, the automatic choice with the calibrated defaults, and Backend::portable),
+// tiles per panel, the automatic choice with the calibrated defaults, Backend::native, and
+// Backend::portable with its csr_rows automatic and forced),
 // K in {1, 3, 32, 33, 128, 500} (register-chunk widths, their remainders, and more columns than
 // one cache chunk), B and C LayoutRight, LayoutLeft and mixed, float and double, int and size_t
 // offsets, beta == 0 with C poisoned (NaN), beta != 0, alpha == 0 with B poisoned, against
 // reference::spmm with the scaled error bound of test::spmm_matches; modes N and T, rank 1
 // (contiguous and strided); the reordered matrix (a permutation of each row, same products);
-// update_values(); the automatic kernel choice; describe(); stats; argument errors.
+// update_values(); the automatic kernel choice; backend and kernel selection (Backend::native,
+// forced kernels under each backend, the throwing combinations) and describe()'s reasons; stats;
+// argument errors.
 //
 // Matrices break kernels with: runs of empty rows longer than a panel (empty panels), a panel
 // whose column 7 is dense, power-law rows (R-MAT), non-square shapes (300 x 70, 40 x 500),
@@ -176,7 +179,8 @@ struct Kit {
   static constexpr bool native = Impl::is_host_space_v<ExecSpace> || Impl::is_cuda_space_v<ExecSpace>;
 
   /// csr_rows and aspt (small tiles, and the GPU's slots on CUDA) forced, the automatic choice,
-  /// and Backend::portable.
+  /// Backend::native with the automatic kernel and small tiles, and Backend::portable with the
+  /// automatic kernel and with csr_rows forced.
   static std::vector<Config> configs() {
     std::vector<Config> out;
     if (native) {
@@ -187,18 +191,30 @@ struct Kit {
       aspt.kernel = SpmmKernel::aspt;
       aspt.tiling = small_tiling();
       out.push_back({"aspt (small tiles)", aspt});
+      SpmmOptions native_auto;
+      native_auto.backend = Backend::native;
+      native_auto.tiling = small_tiling();
+      out.push_back({"Backend::native (small tiles)", native_auto});
     }
     out.push_back({"automatic", SpmmOptions{}});
     SpmmOptions portable;
     portable.backend = Backend::portable;
     out.push_back({"Backend::portable", portable});
+    SpmmOptions portable_rows = portable;
+    portable_rows.kernel = SpmmKernel::csr_rows;
+    out.push_back({"Backend::portable, csr_rows", portable_rows});
     return out;
+  }
+
+  /// The backend a plan must run.
+  static Backend expected_backend(const SpmmOptions& o) {
+    return o.backend == Backend::portable || !native ? Backend::portable : Backend::native;
   }
 
   /// The kernel a plan must run.
   static SpmmKernel expected_kernel(const Plan& plan, const SpmmOptions& o) {
-    if (o.backend == Backend::portable || !native) return SpmmKernel::portable;
     if (o.kernel != SpmmKernel::automatic) return o.kernel;
+    if (expected_backend(o) == Backend::portable) return SpmmKernel::csr_rows;
     return plan.stats().heavy_nnz > 0 && plan.heavy_fraction() >= plan.tiling().min_heavy_fraction
                ? SpmmKernel::aspt
                : SpmmKernel::csr_rows;
@@ -241,6 +257,7 @@ struct Kit {
     for (const Config& c : configs()) {
       const Plan plan(a, c.options);
       EXPECT_EQ(plan.kernel(), expected_kernel(plan, c.options)) << c.name << ", " << what;
+      EXPECT_EQ(plan.backend(), expected_backend(c.options)) << c.name << ", " << what;
       const auto context = [&](int64_t k, double alpha, double beta) {
         return c.name + ", K = " + std::to_string(k) + ", alpha " + std::to_string(alpha) + ", beta " +
                std::to_string(beta) + ", " + what + "\n" + plan.describe();
@@ -265,7 +282,8 @@ struct Kit {
 template <class CrsType>
 SpmmTilingStats small_tiling_stats(const HostCsr& A) {
   SpmmOptions o;
-  o.kernel = Kit<CrsType>::native ? SpmmKernel::aspt : SpmmKernel::portable;
+  if (Kit<CrsType>::native) o.kernel = SpmmKernel::aspt;
+  else o.backend = Backend::portable;
   o.tiling = small_tiling();
   return SpmmPlan<CrsType>(to_crs<CrsType>(A), o).stats();
 }
@@ -486,7 +504,8 @@ TYPED_TEST(Spmm, AutomaticChoiceDescribeAndStats) {
     EXPECT_EQ(p_always.kernel(), SpmmKernel::aspt);
     EXPECT_EQ(p_never.kernel(), SpmmKernel::csr_rows);
   } else {
-    EXPECT_EQ(p_always.kernel(), SpmmKernel::portable);
+    EXPECT_EQ(p_always.kernel(), SpmmKernel::csr_rows);
+    EXPECT_EQ(p_always.backend(), Backend::portable);
   }
   const std::string d = p_always.describe();
   for (const std::string& needle : {std::string("SpmmPlan<"), std::string("kernel ") + to_string(p_always.kernel()),
@@ -523,6 +542,83 @@ TYPED_TEST(Spmm, AutomaticChoiceDescribeAndStats) {
   EXPECT_EQ(op->num_rows(), A.num_rows);
 }
 
+// Backend and kernel selection: Backend::native on a space with native kernels, each kernel
+// forced under each backend (aspt on the portable backend throws, naming kernel, backend and
+// space), and describe() saying what was chosen and why.
+TYPED_TEST(Spmm, SelectionAndDescribeWhy) {
+  using K = Kit<TypeParam>;
+  const HostCsr A = rounded<typename K::Scalar>(gen::rmat(9, 8, test::seed_for(23)));
+  const TypeParam a = to_crs<TypeParam>(A);
+  const std::string space = TypeParam::execution_space::name();
+  const auto describe_has = [](const typename K::Plan& plan, const std::vector<std::string>& needles) {
+    const std::string d = plan.describe();
+    for (const std::string& n : needles)
+      if (!contains(d, n)) return ::testing::AssertionFailure() << "describe() lacks \"" << n << "\":\n" << d;
+    return ::testing::AssertionSuccess();
+  };
+  // Automatic: the backend says what decided it, the kernel the heavy fraction it compared.
+  SpmmOptions automatic;
+  automatic.tiling = small_tiling();
+  const typename K::Plan p_auto(a, automatic);
+  if (K::native) {
+    EXPECT_EQ(p_auto.backend(), Backend::native);
+    EXPECT_TRUE(describe_has(p_auto, {"backend native (automatic: " + space + " has",
+                                      std::string("kernel ") + to_string(p_auto.kernel()) + " (automatic: ",
+                                      "% of the nonzeros in heavy tiles, ", "% needed for aspt)"}));
+  } else {
+    EXPECT_EQ(p_auto.backend(), Backend::portable);
+    EXPECT_TRUE(describe_has(p_auto, {"backend portable (automatic: ",
+                                      "kernel csr_rows (automatic: the portable backend's only kernel)"}));
+  }
+  // Backend::portable: requested; its kernel automatic, or csr_rows forced; aspt refused.
+  SpmmOptions portable;
+  portable.backend = Backend::portable;
+  const typename K::Plan p_portable(a, portable);
+  EXPECT_EQ(p_portable.backend(), Backend::portable);
+  EXPECT_EQ(p_portable.kernel(), SpmmKernel::csr_rows);
+  EXPECT_EQ(p_portable.target(), SpmmTarget::portable);
+  EXPECT_TRUE(describe_has(p_portable, {"target portable", "backend portable (requested)",
+                                        "kernel csr_rows (automatic: the portable backend's only kernel)"}));
+  portable.kernel = SpmmKernel::csr_rows;
+  const typename K::Plan p_portable_rows(a, portable);
+  EXPECT_EQ(p_portable_rows.kernel(), SpmmKernel::csr_rows);
+  EXPECT_TRUE(describe_has(p_portable_rows, {"backend portable (requested)", "kernel csr_rows (forced)"}));
+  portable.kernel = SpmmKernel::aspt;
+  EXPECT_TRUE(throws_invalid_argument([&] { (void)typename K::Plan(a, portable); },
+                                      {"kernel aspt", "Backend::portable", space}));
+  // Backend::native and automatic with each kernel forced.
+  for (Backend backend : {Backend::native, Backend::automatic})
+    for (SpmmKernel kernel : {SpmmKernel::csr_rows, SpmmKernel::aspt, SpmmKernel::automatic}) {
+      SpmmOptions o;
+      o.backend = backend;
+      o.kernel = kernel;
+      o.tiling = small_tiling();
+      const std::string what = std::string(to_string(backend)) + " + " + to_string(kernel);
+      if (!K::native) {
+        if (backend == Backend::native)
+          EXPECT_TRUE(throws_invalid_argument([&] { (void)typename K::Plan(a, o); }, {"Backend::native", space}))
+              << what;
+        else if (kernel == SpmmKernel::aspt)
+          EXPECT_TRUE(throws_invalid_argument([&] { (void)typename K::Plan(a, o); }, {"aspt", "Backend::portable", space}))
+              << what;
+        continue;
+      }
+      const typename K::Plan plan(a, o);
+      EXPECT_EQ(plan.backend(), Backend::native) << what;
+      EXPECT_EQ(plan.target(), Impl::is_cuda_space_v<typename TypeParam::execution_space> ? SpmmTarget::cuda
+                                                                                           : SpmmTarget::host)
+          << what;
+      EXPECT_EQ(plan.kernel(), K::expected_kernel(plan, o)) << what;
+      EXPECT_TRUE(describe_has(plan, {std::string("backend native (") +
+                                          (backend == Backend::native ? "requested)" : "automatic: "),
+                                      std::string("kernel ") + to_string(plan.kernel()) +
+                                          (kernel == SpmmKernel::automatic ? " (automatic: " : " (forced)")}))
+          << what;
+      EXPECT_TRUE((K::template check<typename K::MatR, typename K::MatL>(plan, A, "N", 33, 1.5, 0.5, 13000)))
+          << what;
+    }
+}
+
 TYPED_TEST(Spmm, BadOptionsAndExtentsThrow) {
   using K = Kit<TypeParam>;
   using Scalar = typename K::Scalar;
@@ -546,9 +642,16 @@ TYPED_TEST(Spmm, BadOptionsAndExtentsThrow) {
   SpmmOptions conflict;
   conflict.kernel = SpmmKernel::aspt;
   conflict.backend = Backend::portable;
-  EXPECT_TRUE(throws_invalid_argument([&] { (void)typename K::Plan(a, conflict); }, {"Backend::portable", "aspt"}));
+  EXPECT_TRUE(throws_invalid_argument([&] { (void)typename K::Plan(a, conflict); },
+                                      {"Backend::portable", "aspt", TypeParam::execution_space::name()}));
+  SpmmOptions bad_backend;
+  bad_backend.backend = static_cast<Backend>(9);
+  EXPECT_TRUE(throws_invalid_argument([&] { (void)typename K::Plan(a, bad_backend); }, {"Backend"}));
   EXPECT_TRUE(throws_invalid_argument([] { spmm_kernel_from_string("tiled"); }, {"tiled", "csr_rows", "aspt", "portable"}));
+  EXPECT_TRUE(throws_invalid_argument([] { spmm_kernel_from_string("portable"); }, {"\"portable\"", "Backend::portable"}));
   EXPECT_EQ(spmm_kernel_from_string("aspt"), SpmmKernel::aspt);
+  EXPECT_EQ(spmm_kernel_from_string("csr_rows"), SpmmKernel::csr_rows);
+  EXPECT_EQ(spmm_kernel_from_string("automatic"), SpmmKernel::automatic);
   EXPECT_EQ(spmm_kernel_from_string("auto"), SpmmKernel::automatic);
   for (int k = 0; k < num_spmm_kernels; ++k)
     EXPECT_EQ(spmm_kernel_from_string(to_string(static_cast<SpmmKernel>(k))), static_cast<SpmmKernel>(k));
@@ -586,4 +689,38 @@ TEST(SpmmLarge, StreamingStoresOfALargeC) {
     EXPECT_TRUE(spmm_close<double>("N", 1.5, A, B, 0.0, HostDense(rows, K, kNaN), test::to_host_dense(cv)))
         << to_string(kernel);
   }
+}
+
+// A space without native SpMM kernels (none is enabled in a host build, so a stand-in type with
+// the one member the selection reads): Backend::native throws naming the space, automatic falls
+// back to the portable backend and says why, and forcing aspt there throws naming kernel,
+// backend and space.
+namespace {
+struct SpaceWithoutSpmmKernels {
+  static const char* name() { return "SpaceWithoutSpmmKernels"; }
+};
+}  // namespace
+
+TEST(SpmmSelection, SpaceWithoutNativeKernels) {
+  using Space = SpaceWithoutSpmmKernels;
+  std::string why;
+  EXPECT_TRUE(throws_invalid_argument([&] { Impl::spmm_resolve_backend<Space, double>(Backend::native, &why); },
+                                      {"Backend::native", "SpaceWithoutSpmmKernels"}));
+  EXPECT_EQ((Impl::spmm_resolve_backend<Space, double>(Backend::automatic, &why)), Backend::portable);
+  EXPECT_TRUE(contains(why, "automatic: SpaceWithoutSpmmKernels has no native kernels")) << why;
+  EXPECT_EQ((Impl::spmm_resolve_backend<Space, double>(Backend::portable, &why)), Backend::portable);
+  EXPECT_EQ(why, "requested");
+  EXPECT_EQ(Impl::spmm_target<Space>(Backend::portable), SpmmTarget::portable);
+  EXPECT_TRUE(throws_invalid_argument(
+      [&] { Impl::spmm_check_kernel<Space>(SpmmKernel::aspt, Backend::automatic, Backend::portable); },
+      {"kernel aspt", "Backend::portable", "automatic requested", "SpaceWithoutSpmmKernels"}));
+  EXPECT_NO_THROW(Impl::spmm_check_kernel<Space>(SpmmKernel::csr_rows, Backend::automatic, Backend::portable));
+  EXPECT_NO_THROW(Impl::spmm_check_kernel<Space>(SpmmKernel::automatic, Backend::automatic, Backend::portable));
+  // The host spaces have native kernels for every scalar type.
+  EXPECT_EQ((Impl::spmm_resolve_backend<Kokkos::DefaultHostExecutionSpace, double>(Backend::native, &why)),
+            Backend::native);
+  EXPECT_EQ(why, "requested");
+  EXPECT_EQ((Impl::spmm_resolve_backend<Kokkos::DefaultHostExecutionSpace, float>(Backend::automatic, &why)),
+            Backend::native);
+  EXPECT_TRUE(contains(why, "has host kernels")) << why;
 }

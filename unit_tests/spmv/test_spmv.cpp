@@ -354,6 +354,95 @@ TYPED_TEST(Spmv, EveryKernelOnMixedRowLengths) {
   K::run_configs(A, standard_configs(), 200);
 }
 
+// Backend::native on a space with a specialization (every test space here: host or CUDA) runs
+// that specialization, every kernel forced alone, the automatic choice and the binned plan with
+// every kernel at once.
+TYPED_TEST(Spmv, BackendNativeRunsEveryKernel) {
+  using K = Kit<TypeParam>;
+  const HostCsr A = mixed_lengths(400, 1200, 3);
+  std::vector<Config> configs;
+  for (int k = -1; k < num_spmv_kernels; ++k) {
+    SpmvOptions o;
+    o.kernel = static_cast<SpmvKernel>(k);
+    o.backend = Backend::native;
+    configs.push_back({std::string("native, ") + to_string(o.kernel), o});
+  }
+  configs.push_back(every_kernel_in_one_plan(Backend::native));
+  const typename K::Plan plan = K::make_plan(to_crs<TypeParam>(A), configs.back());
+  EXPECT_EQ(plan.schedule().bins.size(), size_t(num_spmv_kernels)) << plan.describe();
+  EXPECT_EQ(plan.target(), K::expected_target(Backend::automatic));
+  EXPECT_NE(plan.target(), SpmvTarget::portable_cpu);
+  EXPECT_NE(plan.target(), SpmvTarget::portable_gpu);
+  EXPECT_TRUE(contains(plan.describe(), "backend native (Backend::native: ")) << plan.describe();
+  K::run_configs(A, configs, 250);
+}
+
+// describe() says what the analysis chose and why: backend, who decided the bins, where the
+// host kernels read column indices from and whether they prefetch x.
+TYPED_TEST(Spmv, DescribeSaysWhatAndWhy) {
+  using K = Kit<TypeParam>;
+  using Compression = SpmvOptions::IndexCompression;
+  using XPrefetch = SpmvOptions::XPrefetch;
+  const bool host_target = K::expected_target(Backend::automatic) == SpmvTarget::host;
+  const HostCsr S = rounded<typename K::Scalar>(test::random_csr(500, 400, 5.0, 41));  // short, all different rows
+  const TypeParam s = to_crs<TypeParam>(S);
+  const std::string space = TypeParam::execution_space::name();
+
+  const std::string automatic = typename K::Plan(s).describe();
+  EXPECT_TRUE(contains(automatic, "decided by model")) << automatic;
+  EXPECT_TRUE(contains(automatic, "backend automatic (Backend::automatic: " + space)) << automatic;
+  if (host_target) {
+    EXPECT_TRUE(contains(automatic, "has the host kernels")) << automatic;
+    EXPECT_TRUE(contains(automatic, "column indices: the matrix's own (automatic: rows average")) << automatic;
+    EXPECT_TRUE(contains(automatic, "< 16 entries")) << automatic;
+    EXPECT_TRUE(contains(automatic, "row patterns not used")) << automatic;
+    EXPECT_TRUE(contains(automatic, "x not prefetched (automatic: x of 400 entries")) << automatic;
+    EXPECT_TRUE(contains(automatic, "served by the caches")) << automatic;
+  } else {
+    EXPECT_FALSE(contains(automatic, "column indices")) << automatic;
+    EXPECT_FALSE(contains(automatic, "prefetched")) << automatic;
+  }
+
+  SpmvOptions o;
+  o.kernel = SpmvKernel::subvector4;
+  o.virtual_row_size = 8;
+  o.compress_indices = Compression::off;
+  o.prefetch_x = XPrefetch::on;
+  const typename K::Plan forced(s, o);
+  const std::string f = forced.describe();
+  EXPECT_EQ(forced.schedule().decided_by, SpmvDecidedBy::forced);
+  EXPECT_TRUE(contains(f, "decided by forced, kernel subvector4, U from options")) << f;
+  if (host_target) {
+    EXPECT_TRUE(contains(f, "column indices: the matrix's own (SpmvOptions::compress_indices = off)")) << f;
+    EXPECT_TRUE(contains(f, "x prefetched 64 entries ahead (SpmvOptions::prefetch_x = on)")) << f;
+  }
+
+  o = SpmvOptions();
+  o.compress_indices = Compression::offsets16;
+  o.prefetch_x = XPrefetch::on;
+  o.binning = SpmvBinning::single_bin;
+  const std::string c = typename K::Plan(s, o).describe();
+  EXPECT_TRUE(contains(c, "decided by model, binning from options")) << c;
+  if (host_target) {
+    EXPECT_TRUE(contains(c, "16-bit offsets from the row (bandwidth")) << c;
+    EXPECT_TRUE(contains(c, "(SpmvOptions::compress_indices = offsets16)")) << c;
+    EXPECT_TRUE(contains(c, "x not prefetched (column indices near the diagonal")) << c;
+  }
+
+  // A 3D Poisson stencil: 27 patterns or fewer, automatic picks them and says why.
+  const HostCsr P = rounded<typename K::Scalar>(gen::poisson3d(12));
+  const std::string p = typename K::Plan(to_crs<TypeParam>(P)).describe();
+  if (host_target)
+    EXPECT_TRUE(contains(p, "one 16-bit pattern id per row (automatic: the dictionary is at most a quarter"))
+        << p;
+
+  SpmvOptions portable;
+  portable.backend = Backend::portable;
+  const std::string q = typename K::Plan(s, portable).describe();
+  EXPECT_TRUE(contains(q, "backend portable (Backend::portable: the portable Kokkos kernels)")) << q;
+  EXPECT_FALSE(contains(q, "column indices")) << q;
+}
+
 TYPED_TEST(Spmv, EveryKernelOnPowerLaw) {
   using K = Kit<TypeParam>;
   const HostCsr A = gen::rmat(12, 16, test::seed_for(3));
@@ -574,7 +663,7 @@ TYPED_TEST(Spmv, PlanReuseAndValueUpdate) {
 }
 
 // Compressed column indices (host target: 16-bit offsets col - row): every kernel on a banded
-// matrix whose bandwidth allows it, with unsorted rows and negative offsets, with `on`, `off`
+// matrix whose bandwidth allows it, with unsorted rows and negative offsets, with `offsets16`, `off`
 // and automatic; a matrix whose bandwidth is too wide falls back to the matrix's own indices.
 TYPED_TEST(Spmv, CompressedColumnIndices) {
   using K = Kit<TypeParam>;
@@ -590,7 +679,7 @@ TYPED_TEST(Spmv, CompressedColumnIndices) {
   }
   A = rounded<Scalar>(A);
   const TypeParam a = to_crs<TypeParam>(A);
-  for (Compression c : {Compression::automatic, Compression::on, Compression::off}) {
+  for (Compression c : {Compression::automatic, Compression::offsets16, Compression::off}) {
     for (SpmvKernel k : {SpmvKernel::automatic, SpmvKernel::thread_per_row,
                          SpmvKernel::subvector32, SpmvKernel::team_per_row}) {
       SpmvOptions o;
@@ -603,12 +692,12 @@ TYPED_TEST(Spmv, CompressedColumnIndices) {
       EXPECT_TRUE(K::check(plan, A, "N", -0.5, 0.75, 33)) << plan.describe();
     }
   }
-  // Short rows: automatic leaves them alone, `on` still compresses.
+  // Short rows: automatic leaves them alone, `offsets16` still compresses.
   const HostCsr S = rounded<Scalar>(test::random_csr(500, 400, 5.0, 34));
   const TypeParam s = to_crs<TypeParam>(S);
   SpmvOptions o;
   EXPECT_FALSE(typename K::Plan(s, o).schedule().compressed_indices);
-  o.compress_indices = Compression::on;
+  o.compress_indices = Compression::offsets16;
   const typename K::Plan on(s, o);
   EXPECT_EQ(on.schedule().compressed_indices, host_target);
   EXPECT_TRUE(K::check(on, S, "N", 1.0, 0.0, 35));
@@ -918,7 +1007,9 @@ TEST(SpmvAutotune, PowerLaw) {
   o.autotune = true;
   o.autotune_repeats = 2;
   const BigKit::Plan plan(to_crs<BigCrs>(A), o);
-  EXPECT_EQ(plan.schedule().decided_by.rfind("autotune", 0), 0u) << plan.describe();
+  EXPECT_EQ(plan.schedule().decided_by, SpmvDecidedBy::autotune) << plan.describe();
+  EXPECT_FALSE(plan.schedule().decision_detail.empty()) << "the autotune candidate's name";
+  EXPECT_TRUE(contains(plan.describe(), "decided by autotune: " + plan.schedule().decision_detail)) << plan.describe();
   EXPECT_TRUE(contains(plan.describe(), "autotune (median of 2 applies)")) << plan.describe();
   uint64_t salt = 3300;
   for (const char* mode : {"N", "T"})
@@ -955,6 +1046,46 @@ TEST(SpmvApi, ConstInputExecutionSpaceInstanceAndDescribe) {
   EXPECT_TRUE(contains(d, Kokkos::DefaultExecutionSpace::name())) << d;
   for (const auto& bin : plan.schedule().bins) EXPECT_TRUE(contains(d, to_string(bin.kernel))) << d;
   EXPECT_EQ(plan.matrix().values.data(), a.values.data()) << "the plan must keep A's Views";
+}
+
+namespace {
+/// An execution space with no SpMV specialization, for the dispatch's backend resolution only.
+struct SpaceWithoutSpecialization {
+  static const char* name() { return "SpaceWithoutSpecialization"; }
+};
+}  // namespace
+
+TEST(SpmvDispatch, BackendResolution) {
+  using Space = Kokkos::DefaultHostExecutionSpace;
+  if (Impl::is_host_space_v<Space>) {
+    EXPECT_EQ((Impl::spmv_target<Space, Kokkos::HostSpace>(Backend::native)), SpmvTarget::host);
+    EXPECT_EQ((Impl::spmv_target<Space, Kokkos::HostSpace>(Backend::automatic)), SpmvTarget::host);
+  }
+  EXPECT_EQ((Impl::spmv_target<Space, Kokkos::HostSpace>(Backend::portable)), SpmvTarget::portable_cpu);
+  // A space without a specialization: automatic and portable run the portable kernels, native
+  // throws naming the backend and the space.
+  using None = SpaceWithoutSpecialization;
+  EXPECT_EQ((Impl::spmv_target<None, Kokkos::HostSpace>(Backend::automatic)), SpmvTarget::portable_cpu);
+  EXPECT_EQ((Impl::spmv_target<None, Kokkos::HostSpace>(Backend::portable)), SpmvTarget::portable_cpu);
+  EXPECT_TRUE(throws_invalid_argument([] { Impl::spmv_target<None, Kokkos::HostSpace>(Backend::native); },
+                                      {"Backend::native", "SpaceWithoutSpecialization"}));
+  EXPECT_EQ((Impl::spmv_target_why<None>(Backend::automatic, SpmvTarget::portable_cpu)),
+            "Backend::automatic: SpaceWithoutSpecialization has no native kernels, the portable ones run");
+}
+
+TEST(SpmvKernelNames, DecidedByNames) {
+  EXPECT_STREQ(to_string(SpmvDecidedBy::model), "model");
+  EXPECT_STREQ(to_string(SpmvDecidedBy::forced), "forced");
+  EXPECT_STREQ(to_string(SpmvDecidedBy::autotune), "autotune");
+  EXPECT_STREQ(to_string(SpmvDecidedBy::options), "options");
+  SpmvSchedule s;
+  EXPECT_EQ(s.decided_by_text(), "model");
+  s.decided_by = SpmvDecidedBy::autotune;
+  s.decision_detail = "model, U/4";
+  EXPECT_EQ(s.decided_by_text(), "autotune: model, U/4");
+  s.decided_by = SpmvDecidedBy::forced;
+  s.decision_detail = "kernel split_row";
+  EXPECT_EQ(s.decided_by_text(), "forced, kernel split_row");
 }
 
 TEST(SpmvKernelNames, RoundTripAndUnknownNameListsValidOnes) {

@@ -1,4 +1,4 @@
-// SpMV analysis on the host (impl/spmv/spmv_schedule.cpp): features, virtual rows, bins and
+// SpMV analysis on the host (impl/spmv/spmv_analysis.cpp): features, virtual rows, bins and
 // describe(), checked for their invariants on many row maps x options x targets, plus hand-made
 // cases with known answers and the option checks. No kernels run here.
 #include <gtest/gtest.h>
@@ -342,7 +342,10 @@ TEST(SpmvSchedule, ExplicitDecisionIsFollowed) {
   d.virtual_row_size = 1;
   for (int c = 0; c < num_spmv_classes; ++c) d.kernel_for_class[c] = c < 4 ? SpmvKernel::subvector2 : SpmvKernel::subvector16;
   const SpmvSchedule s = build_spmv_schedule(rm, 100, SpmvOptions(), SpmvTarget::cuda, d, "test decision");
-  EXPECT_EQ(s.decided_by, "test decision");
+  EXPECT_EQ(s.decided_by, SpmvDecidedBy::options);
+  EXPECT_EQ(s.decision_detail, "test decision");
+  EXPECT_EQ(s.decided_by_text(), "options: test decision");
+  EXPECT_TRUE(contains(s.describe(), "decided by options: test decision")) << s.describe();
   ASSERT_EQ(s.bins.size(), 2u) << s.describe();
   EXPECT_EQ(s.bins[0].kernel, SpmvKernel::subvector2);
   EXPECT_EQ(s.bins[0].rows, 32);

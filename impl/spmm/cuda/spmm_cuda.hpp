@@ -1,5 +1,6 @@
 #pragma once
-// CUDA SpMM kernels: C = alpha * A * B + beta * C over the plan's reordered CSR (paper:
+// CUDA SpMM kernels, Backend::native on Kokkos::Cuda (entry point spmm_apply at the end):
+// C = alpha * A * B + beta * C over the analysis's reordered CSR (paper:
 // aspt-spmm-sddmm, Hong et al., section 4.3, Listings 2 and 3). Hand-written kernels
 // (impl/spmm/cuda/spmm_cuda_kernels.cuh) launched on the execution-space instance's stream; the
 // functions return without waiting for the GPU (launch errors are checked with cudaGetLastError,
@@ -66,7 +67,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "Sprocket_Error.hpp"
-#include "impl/spmm/aspt_layout.hpp"
+#include "impl/spmm/spmm_analysis.hpp"
 #include "impl/spmm/cuda/spmm_cuda_limits.hpp"
 
 #ifdef KOKKOS_ENABLE_CUDA
@@ -225,7 +226,7 @@ auto spmm_cuda_args(const char* kernel, const Layout& L, Scalar alpha, const BVi
 }
 
 /// ASpT SpMM (see the top of this file): C = alpha * A * B + beta * C with A given by the GPU
-/// tile layout L (AsptDeviceLayout built with modulo_slots).
+/// tile layout L (an SpmmAnalysis built with modulo_slots, i.e. for SpmmTarget::cuda).
 template <class Layout, class BView, class CView, class Scalar>
 void spmm_aspt(const Kokkos::Cuda& space, const Layout& L, Scalar alpha, const BView& B, Scalar beta, const CView& C) {
   using Ordinal = typename decltype(Layout::entries)::non_const_value_type;
@@ -344,6 +345,16 @@ void spmm_csr_rows(const Kokkos::Cuda& space, const Layout& L, Scalar alpha, con
             args);
     check_launch("Sprocket::spmm", "spmm_csr_rows_kernel");
   });
+}
+
+/// The CUDA entry point: C = alpha * A * B + beta * C with the analysis's kernel. Only for the
+/// types spmm_cuda_supported_v accepts (spmm_dispatch.hpp routes the others to the portable
+/// backend when it resolves the backend).
+template <class Scalar, class Ordinal, class Offset, class Device, class BView, class CView>
+void spmm_apply(const Kokkos::Cuda& space, const SpmmAnalysis<Scalar, Ordinal, Offset, Device>& analysis, Scalar alpha,
+                const BView& B, Scalar beta, const CView& C) {
+  if (analysis.kernel == SpmmKernel::aspt) return spmm_aspt(space, analysis, alpha, B, beta, C);
+  spmm_csr_rows(space, analysis, alpha, B, beta, C);
 }
 
 }  // namespace cuda

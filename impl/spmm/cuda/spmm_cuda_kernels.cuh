@@ -120,7 +120,7 @@ struct SpmmCudaArgs {
   const Ordinal* entries;
   const Scalar* values;
   int64_t num_rows;
-  // ASpT tiles (impl/spmm/aspt_layout.hpp).
+  // ASpT tiles (impl/spmm/spmm_analysis.hpp).
   const int64_t* panel_ptr;
   const int64_t* tile_row_end;
   const int64_t* tile_col_ptr;

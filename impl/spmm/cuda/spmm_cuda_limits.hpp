@@ -1,7 +1,7 @@
 #pragma once
 // Resource limits of the CUDA ASpT SpMM kernel (impl/spmm/cuda/spmm_cuda.hpp) that the analysis
 // has to respect when it builds a layout for the GPU (modulo_slots). Plain constexpr, no CUDA
-// dependency: host-only translation units (impl/spmm/aspt_analysis.cpp) include it too.
+// dependency: host-only translation units (impl/spmm/spmm_options.cpp) include it too.
 //
 // The rule for the analysis (any K, float or double):
 //   tile_cols (W) <= spmm_cuda_max_tile_cols(spmm_cuda_min_k_slice, sizeof(Scalar))

@@ -1,5 +1,6 @@
 #pragma once
-// Host (OpenMP / Serial) SpMM kernels: C = alpha * A * B + beta * C over the plan's reordered CSR.
+// Host (OpenMP / Serial) SpMM kernels, Backend::native on a host space: C = alpha * A * B + beta * C
+// over the analysis's reordered CSR (entry point spmm_apply at the end).
 //
 // Both kernels keep the output row in registers: K is cut into chunks of W scalars, W a
 // compile-time constant of 8 SIMD registers (16 doubles / 32 floats with SSE2, twice that with
@@ -29,10 +30,10 @@
 //
 // B and C are read through raw pointers and strides. B with unit stride along K (LayoutRight) is
 // read in place with vector loads; LayoutLeft B with 4 or more columns is first copied into a
-// row-major workspace of the plan (gathering K scalars from K columns, K cache lines, per entry
+// row-major workspace of the analysis (gathering K scalars from K columns, K cache lines, per entry
 // costs far more than the copy). Column-major C (LayoutLeft) receives its results a cache line
 // of rows at a time: csr_rows goes through a row-major buffer of a few rows on the stack, aspt
-// accumulates each panel in a per-thread scratch of the plan.
+// accumulates each panel in a per-thread scratch of the analysis.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cstdint>
@@ -42,6 +43,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "impl/spmm/spmm_analysis.hpp"
 #include "impl/utils/host_isa.hpp"
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -536,23 +538,16 @@ void pack_rows(const ExecSpace& space, const DenseRef<const Scalar, DenseKind::s
       });
 }
 
-/// The plan's host workspaces, grown by the first apply that needs them: a row-major copy of a
-/// LayoutLeft B, and per-thread panel scratch for aspt with a column-major C.
-template <class Scalar, class Device>
-struct SpmmWorkspace {
-  Kokkos::View<Scalar*, Device> packed;
-  Kokkos::View<Scalar*, Device> scratch;
-};
-
-/// The host entry point. parts: the plan's nnz-balanced boundaries over rows (csr_rows) or row
-/// panels (aspt), one part per host thread; widest_tile: the most columns of any heavy tile;
-/// workspace: the plan's SpmmWorkspace. B and C: rank-2 Views of the plan's scalar type; B with
-/// unit stride along K is read in place with vector loads, LayoutLeft B is packed first when it
-/// has spmm_host_pack_columns or more columns (and gathered in place otherwise); C any layout
-/// (unit stride along K: vector stores; column-major: runs of rows per column).
+/// The kernels over B and C Views. parts: the analysis's nnz-balanced boundaries over rows
+/// (csr_rows) or row panels (aspt), one part per host thread; widest_tile: the most columns of
+/// any heavy tile; workspace: the analysis's SpmmHostWorkspace. B and C: rank-2 Views of the
+/// plan's scalar type; B with unit stride along K is read in place with vector loads, LayoutLeft B
+/// is packed first when it has spmm_host_pack_columns or more columns (and gathered in place
+/// otherwise); C any layout (unit stride along K: vector stores; column-major: runs of rows per
+/// column).
 template <class ExecSpace, class Layout, class Parts, class Workspace, class BView, class CView, class Scalar>
-void spmm(const ExecSpace& space, bool tiled, const Layout& L, const Parts& parts, int64_t widest_tile,
-          Workspace& workspace, Scalar alpha, const BView& B, Scalar beta, const CView& C) {
+void spmm_views(const ExecSpace& space, bool tiled, const Layout& L, const Parts& parts, int64_t widest_tile,
+                Workspace& workspace, Scalar alpha, const BView& B, Scalar beta, const CView& C) {
   using RowMajor = DenseRef<const Scalar, DenseKind::row_major>;
   using Strided = DenseRef<const Scalar, DenseKind::strided>;
   const int64_t n = B.extent(0), K = C.extent(1), c_rows = C.extent(0);
@@ -573,6 +568,16 @@ void spmm(const ExecSpace& space, bool tiled, const Layout& L, const Parts& part
     const Strided b = {B.data(), static_cast<int64_t>(B.stride(0)), static_cast<int64_t>(B.stride(1))};
     spmm_typed(space, tiled, L, parts, widest_tile, workspace, alpha, b, beta, c, c_rows, K);
   }
+}
+
+/// The host entry point: C = alpha * A * B + beta * C with the analysis's kernel (csr_rows or
+/// aspt) over its reordered copy of A. Grows the analysis's (mutable) host workspace when B or C
+/// is LayoutLeft: applies that may do so must not run concurrently on one analysis.
+template <class ExecSpace, class Scalar, class Ordinal, class Offset, class Device, class BView, class CView>
+void spmm_apply(const ExecSpace& space, const SpmmAnalysis<Scalar, Ordinal, Offset, Device>& analysis, Scalar alpha,
+                const BView& B, Scalar beta, const CView& C) {
+  spmm_views(space, analysis.kernel == SpmmKernel::aspt, analysis, analysis.parts, analysis.widest_tile,
+             analysis.workspace, alpha, B, beta, C);
 }
 
 }  // namespace host

@@ -40,11 +40,11 @@
 // makes of rank-2 LayoutRight Views. Read-only arrays go through __ldg.
 //
 // Scalars other than float and double (or y of another type than the scalar) have no native
-// atomicAdd / shuffle here: they take the portable path.
+// atomicAdd / shuffle here: impl/spmv/spmv_dispatch.hpp sends them to the portable path.
 #include <Kokkos_Core.hpp>
 
 #include "Sprocket_Error.hpp"
-#include "impl/spmv/spmv_kokkos.hpp"
+#include "impl/spmv/spmv_analysis.hpp"
 
 #ifdef KOKKOS_ENABLE_CUDA
 #include <algorithm>
@@ -125,40 +125,44 @@ void spmv_launch_split_rows(const Args& a, const Sched& s) {
 }
 
 /// y = alpha * A * x + beta * y for rank-1 x and y (mode N), every bin then the split rows.
-template <class AMatrix, class Sched, class XView, class YView, class Scalar>
-void spmv_apply(const Kokkos::Cuda& space, const AMatrix& A, const Sched& s, Scalar alpha, const XView& x,
+/// Float and double with y of the scalar's type only (raw_kernel_supported_v; the dispatch sends
+/// other types to the portable path).
+template <class CrsType, class XView, class YView, class Scalar>
+void spmv_apply(const Kokkos::Cuda& space, const SpmvAnalysis<CrsType>& analysis, Scalar alpha, const XView& x,
                 Scalar beta, const YView& y) {
   static_assert(XView::rank == 1 && YView::rank == 1, "Sprocket::spmv (CUDA): x and y must be rank 1 here");
   using YValue = typename YView::non_const_value_type;
-  if constexpr (!raw_kernel_supported_v<Scalar, YValue>) {
-    kokkos::spmv_apply(space, A, s, alpha, x, beta, y);
-  } else {
-    static_assert(Kokkos::SpaceAccessibility<Kokkos::Cuda, typename XView::memory_space>::accessible &&
-                      Kokkos::SpaceAccessibility<Kokkos::Cuda, typename YView::memory_space>::accessible,
-                  "Sprocket::spmv (CUDA): x and y must be accessible from Kokkos::Cuda");
-    using Offset = typename AMatrix::non_const_size_type;
-    using Ordinal = typename AMatrix::non_const_ordinal_type;
-    using Value = typename AMatrix::non_const_value_type;
-    using XValue = typename XView::non_const_value_type;
-    using BoundsValue = typename decltype(s.vrow_bounds)::non_const_value_type;
-    static_assert(std::is_same_v<BoundsValue, Ordinal>, "Sprocket::spmv (CUDA): schedule and matrix ordinals differ");
+  static_assert(raw_kernel_supported_v<Scalar, YValue>,
+                "Sprocket::spmv (CUDA): only float and double with y of the scalar's type; "
+                "impl/spmv/spmv_dispatch.hpp routes other types to the portable path");
+  using AMatrix = CrsType;
+  const CrsType& A = analysis.A;
+  const auto& s = analysis.schedule;
+  static_assert(Kokkos::SpaceAccessibility<Kokkos::Cuda, typename XView::memory_space>::accessible &&
+                    Kokkos::SpaceAccessibility<Kokkos::Cuda, typename YView::memory_space>::accessible,
+                "Sprocket::spmv (CUDA): x and y must be accessible from Kokkos::Cuda");
+  using Offset = typename AMatrix::non_const_size_type;
+  using Ordinal = typename AMatrix::non_const_ordinal_type;
+  using Value = typename AMatrix::non_const_value_type;
+  using XValue = typename XView::non_const_value_type;
+  using BoundsValue = typename decltype(s.vrow_bounds)::non_const_value_type;
+  static_assert(std::is_same_v<BoundsValue, Ordinal>, "Sprocket::spmv (CUDA): schedule and matrix ordinals differ");
 
-    ProfilingRegion region("Sprocket::spmv::cuda");
-    const SpmvCudaArgs<Offset, Ordinal, Value, XValue, YValue, Scalar> args{
-        space.cuda_stream(),
-        A.graph.row_map.data(),
-        A.graph.entries.data(),
-        A.values.data(),
-        s.vrow_bounds.data(),
-        alpha,
-        beta,
-        x.data(),
-        static_cast<int64_t>(x.stride(0)),
-        y.data(),
-        static_cast<int64_t>(y.stride(0))};
-    for (const auto& bin : s.bins) spmv_launch_bin(args, bin);
-    spmv_launch_split_rows(args, s);
-  }
+  ProfilingRegion region("Sprocket::spmv::cuda");
+  const SpmvCudaArgs<Offset, Ordinal, Value, XValue, YValue, Scalar> args{
+      space.cuda_stream(),
+      A.graph.row_map.data(),
+      A.graph.entries.data(),
+      A.values.data(),
+      s.vrow_bounds.data(),
+      alpha,
+      beta,
+      x.data(),
+      static_cast<int64_t>(x.stride(0)),
+      y.data(),
+      static_cast<int64_t>(y.stride(0))};
+  for (const auto& bin : s.bins) spmv_launch_bin(args, bin);
+  spmv_launch_split_rows(args, s);
 }
 
 }  // namespace cuda

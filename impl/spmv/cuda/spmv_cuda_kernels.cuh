@@ -2,7 +2,7 @@
 // __global__ kernels of the CUDA SpMV family; the executor that launches them and the reasons for
 // the launch configurations are in impl/spmv/cuda/spmv_cuda.hpp. Every kernel computes
 //   y[r] = beta == 0 ? alpha * sum_r : beta * y[r] + alpha * sum_r,   sum_r = sum_k A(r, k) x[k]
-// for a set of rows given by the schedule (impl/spmv/spmv_device_schedule.hpp), except the
+// for a set of rows given by the schedule (SpmvDeviceSchedule, impl/spmv/spmv_analysis.hpp), except the
 // split-row pair, which scales y[r] first and then adds alpha * (partial sum) atomically.
 //
 // Arguments are raw pointers: the CSR arrays (Offset row_map, Ordinal entries, Value values), the

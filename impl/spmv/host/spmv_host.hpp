@@ -6,9 +6,9 @@
 // kernel its bin chose. On a CPU a "sub-vector of X lanes per row" is X interleaved partial sums
 // inside one thread: the row's entries k = l, l+X, l+2X, ... go to accumulator l, and the X sums
 // are combined at the end. Independent accumulators break the floating-point add chain that
-// makes the plain loop latency-bound (measured on the 2-core EPYC CI machine: 1.3-1.5x on
-// rows of 81-162 entries, none on rows of 7), while the compiler is free to keep them in
-// registers. Rows the analysis marked team_per_row or split_row are cut into chunks that all
+// makes the plain loop latency-bound on long rows (measurements:
+// perf_tests/results/spmv-host-2026-11-21.md, "Host kernel measurements"), while the compiler is
+// free to keep them in registers. Rows the analysis marked team_per_row or split_row are cut into chunks that all
 // threads share, after the main region, with atomic adds (there are few such rows).
 //
 // Column indices come from one of three places (SpmvOptions::IndexCompression): the matrix (with
@@ -21,8 +21,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "impl/spmv/spmv_device_schedule.hpp"
-#include "impl/spmv/spmv_kokkos.hpp"
+#include "impl/spmv/spmv_analysis.hpp"
 #include "impl/utils/host_isa.hpp"
 
 namespace Sprocket {
@@ -129,8 +128,8 @@ KOKKOS_FORCEINLINE_FUNCTION void rows_with_lanes(const AMatrix& A, const Columns
                                                  Scalar alpha, const XView& x, Scalar beta, const YView& y) {
   const auto* row_map = A.graph.row_map.data();
   const auto* values = A.values.data();
-  // Two loops rather than store() per row: with the beta test inside the loop R-MAT scale 18
-  // (short rows) ran 0.94-0.97x Kokkos Kernels instead of 1.03x on the 2-core CI machine.
+  // Two loops rather than store() per row: the beta test inside the loop slows short rows down
+  // (perf_tests/results/spmv-host-2026-11-21.md, "Host kernel measurements").
   if (beta == Scalar(0)) {
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t b = row_map[r], e = row_map[r + 1];
@@ -147,10 +146,10 @@ KOKKOS_FORCEINLINE_FUNCTION void rows_with_lanes(const AMatrix& A, const Columns
 /// Thread-per-row under row patterns. A run of 8 consecutive rows with one pattern of length L
 /// holds its values as 8 contiguous rows of L, and row r + i's column j is (r + o_j) + i: the
 /// loop over j reads x as 8 contiguous scalars (vector loads) and needs no column index at all.
-/// Values are prefetched 4 KB ahead and x 64 scalars past the pattern's largest offset: the
-/// 2-core CI machine's hardware prefetcher leaves the many streams (values, and up to one x
-/// stream per distinct plane of a stencil) starved; measured there on the 7-point Poisson
-/// operator, 3.5 ms without the prefetches and 2.5-2.7 ms with them (4.6 ms for the plain loop).
+/// Values are prefetched 4 KB ahead and x 64 scalars past the pattern's largest offset: a
+/// hardware prefetcher can leave the many streams (values, and up to one x stream per distinct
+/// plane of a stencil) starved (perf_tests/results/spmv-host-2026-11-21.md, "Host kernel
+/// measurements").
 template <class AMatrix, class XView, class YView, class Scalar>
 KOKKOS_FORCEINLINE_FUNCTION void rows_pattern_runs(const AMatrix& A, const PatternColumns& col, int64_t r0,
                                                    int64_t r1, Scalar alpha, const XView& x, Scalar beta,
@@ -238,10 +237,14 @@ KOKKOS_INLINE_FUNCTION void part(bool avx2, const AMatrix& A, const Columns& col
   part_rows(A, col, kernels, bounds, v0, v1, alpha, x, beta, y);
 }
 
-template <class ExecSpace, class AMatrix, class Sched, class XView, class YView, class Scalar>
-void spmv_apply(const ExecSpace& space, const AMatrix& A, const Sched& s, Scalar alpha, const XView& x,
+/// y = alpha * A * x + beta * y on a host space: the fused pass over the threads' parts, then the
+/// split rows.
+template <class ExecSpace, class CrsType, class XView, class YView, class Scalar>
+void spmv_apply(const ExecSpace& space, const SpmvAnalysis<CrsType>& analysis, Scalar alpha, const XView& x,
                 Scalar beta, const YView& y) {
-  using Entry = typename AMatrix::non_const_ordinal_type;
+  const CrsType& A = analysis.A;
+  const auto& s = analysis.schedule;
+  using Entry = typename CrsType::non_const_ordinal_type;
   const auto offsets = s.col_offsets;
   const PatternColumns patterns{s.row_pattern.data(), s.pattern_begin.data(), s.pattern_offsets.data()};
   const bool use_patterns = s.row_pattern.extent(0) > 0;

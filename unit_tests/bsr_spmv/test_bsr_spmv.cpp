@@ -1,11 +1,11 @@
 // BSR SpMV operator (Sprocket_BsrSpmv.hpp): every kernel the execution space runs (forced, the
-// automatic choice and Backend::portable) for block sizes 1..8, 11, 16, 17 and 32, modes N and T,
+// automatic choice, Backend::native and Backend::portable) for block sizes 1..8, 11, 16, 17 and 32, modes N and T,
 // rank-1 and rank-2 (both layouts), float and double, int and size_t offsets, beta == 0 with y
 // poisoned, alpha == 0 with x poisoned, against reference::spmv on the equivalent CSR
 // (host_bsr_to_csr, explicit in-block zeros included) with the scaled error bound of
-// test::spmv_matches; plus host_padded's value snapshot, argument errors, kernel names,
+// test::spmv_matches; plus padded's value snapshot, argument errors, kernel names,
 // matrices declared symmetric (BsrSpmvOptions::symmetric: every kernel with the declaration, the
-// host_symmetric kernel with 1 to 64 parts so its spills cross parts, duplicate blocks, lower
+// symmetric kernel with 1 to 64 parts so its spills cross parts, duplicate blocks, lower
 // blocks of zeros without a mirror; and the promise's check),
 // describe(), empty and 1 x 1 block matrices, and the shared stiffness matrices through block-size
 // detection.
@@ -279,28 +279,35 @@ struct Kit {
   static constexpr bool host = Impl::is_host_space_v<ExecSpace>;
   static constexpr bool cuda = Impl::is_cuda_space_v<ExecSpace>;
 
-  /// Every kernel the space runs for block size b, forced, plus automatic and Backend::portable.
+  /// Every kernel the space runs for block size b, forced, plus automatic, Backend::native (where
+  /// the space has native kernels) and Backend::portable (automatic and its kernel forced).
   static std::vector<Config> configs(int b) {
     std::vector<BsrKernel> kernels = {BsrKernel::automatic};
-    if (host) kernels.insert(kernels.end(), {BsrKernel::host_block_row, BsrKernel::host_padded});
+    if (host) kernels.insert(kernels.end(), {BsrKernel::block_row, BsrKernel::padded});
     if (cuda) {
-      if (bsr_kernel_supports(BsrKernel::cuda_by_block, b)) kernels.push_back(BsrKernel::cuda_by_block);
-      kernels.insert(kernels.end(), {BsrKernel::cuda_by_column, BsrKernel::cuda_row_per_thread});
+      if (bsr_kernel_supports(BsrKernel::by_block, b)) kernels.push_back(BsrKernel::by_block);
+      kernels.insert(kernels.end(), {BsrKernel::by_column, BsrKernel::row_per_thread});
     }
-    kernels.push_back(BsrKernel::portable);
     std::vector<Config> out;
     for (BsrKernel k : kernels) {
       BsrSpmvOptions o;
       o.kernel = k;
       out.push_back({to_string(k), o});
     }
+    if (host || cuda) {
+      BsrSpmvOptions native_backend;
+      native_backend.backend = Backend::native;
+      out.push_back({"Backend::native", native_backend});
+    }
     BsrSpmvOptions portable_backend;
     portable_backend.backend = Backend::portable;
     out.push_back({"Backend::portable", portable_backend});
+    portable_backend.kernel = BsrKernel::row_per_thread;
+    out.push_back({"row_per_thread, Backend::portable", portable_backend});
     return out;
   }
 
-  /// configs(b) with the matrix declared symmetric, plus host_symmetric forced with 1, 3, 7 and
+  /// configs(b) with the matrix declared symmetric, plus the symmetric kernel forced with 1, 3, 7 and
   /// 64 parts (host spaces).
   static std::vector<Config> symmetric_configs(int b) {
     std::vector<Config> out = configs(b);
@@ -311,17 +318,17 @@ struct Kit {
     if (host)
       for (int parts : {0, 1, 3, 7, 64}) {
         BsrSpmvOptions o;
-        o.kernel = BsrKernel::host_symmetric;
+        o.kernel = BsrKernel::symmetric;
         o.symmetric = true;
         o.host_parts = parts;
-        out.push_back({"host_symmetric, " + std::to_string(parts) + " parts", o});
+        out.push_back({"symmetric, " + std::to_string(parts) + " parts", o});
       }
     return out;
   }
 
   /// The kernel a plan must run for these options and block size.
   static BsrKernel expected_kernel(const BsrSpmvOptions& o, int b) {
-    if (o.backend == Backend::portable) return BsrKernel::portable;
+    if (o.backend == Backend::portable) return BsrKernel::row_per_thread;
     // The test matrices are far below bsr_symmetric_min_bytes: a symmetric declaration keeps the
     // default kernel (SymmetricAutomaticChoiceFollowsSize covers the large case).
     if (o.kernel == BsrKernel::automatic) return bsr_default_kernel(cuda, host, b);
@@ -481,9 +488,9 @@ TYPED_TEST(BsrSpmv, EmptyAndOneBlockMatrices) {
   for (int b : {1, 2, 5, 8, 9, 16, 32}) K::run_configs(one_block(b, 500 + b), "1 x 1 block", salt += 1000);
 }
 
-// host_padded multiplies by a private padded copy of A's values, documented as a snapshot
+// padded multiplies by a private padded copy of A's values, documented as a snapshot
 // (Sprocket_BsrSpmv.hpp: "after changing A's values call update_values()"). This test checks that
-// documented behaviour: after new values are deep_copy'd into A.values, mode N of a host_padded
+// documented behaviour: after new values are deep_copy'd into A.values, mode N of a padded
 // plan still multiplies by the old values until update_values(), and by the new ones after it;
 // every other kernel reads A's values and sees the new ones at once (update_values() is then a
 // no-op).
@@ -502,7 +509,7 @@ TYPED_TEST(BsrSpmv, ValueUpdatesAndHostPaddedSnapshot) {
       const std::string what = c.name + ", b = " + std::to_string(b);
       EXPECT_TRUE(K::check(plan, csr_a, "N", 1.5, 0.0, salt += 2)) << what;
       Kokkos::deep_copy(a.values, test::to_view<typename TypeParam::values_type>(B.values));
-      if (plan.kernel() == BsrKernel::host_padded) {
+      if (plan.kernel() == BsrKernel::padded) {
         EXPECT_TRUE(K::check(plan, csr_a, "N", 1.5, 0.0, salt += 2)) << what << ": the padded copy is a snapshot";
         EXPECT_TRUE(K::check(plan, csr_a, "N", -0.5, 0.75, salt += 2)) << what << ": the padded copy is a snapshot";
         plan.update_values();
@@ -512,7 +519,7 @@ TYPED_TEST(BsrSpmv, ValueUpdatesAndHostPaddedSnapshot) {
       EXPECT_TRUE(K::template check_multi<typename K::MatR>(plan, csr_b, "N", 3, 1.5, 0.0, salt += 2))
           << what << ", after a value update";
       EXPECT_TRUE(K::check(plan, csr_b, "T", -0.5, 0.75, salt += 2)) << what << ", after a value update";
-      plan.update_values();  // a no-op for the other kernels; a refresh for host_padded
+      plan.update_values();  // a no-op for the other kernels; a refresh for padded
       EXPECT_TRUE(K::check(plan, csr_b, "N", 1.5, 0.0, salt += 2)) << what << ", after update_values()";
     }
   }
@@ -524,7 +531,10 @@ TYPED_TEST(BsrSpmv, KernelTheSpaceCannotRunOrBlockSizeItCannotTakeThrows) {
   for (int b : {2, 11}) {
     const TypeParam a = to_bsr<TypeParam>(random_bsr(6, 5, b, 2.0, 800 + b));
     BsrSpmvOptions o;
-    for (BsrKernel k : {BsrKernel::cuda_by_block, BsrKernel::cuda_by_column, BsrKernel::cuda_row_per_thread}) {
+    // The CUDA kernels: Backend::native (automatic) on Kokkos::Cuda; elsewhere the resolved
+    // backend lacks them and the message names kernel, backend and space. row_per_thread is also
+    // the portable backend's kernel, covered below.
+    for (BsrKernel k : {BsrKernel::by_block, BsrKernel::by_column, BsrKernel::row_per_thread}) {
       o.kernel = k;
       if (K::cuda) {
         if (bsr_kernel_supports(k, b)) {
@@ -534,38 +544,66 @@ TYPED_TEST(BsrSpmv, KernelTheSpaceCannotRunOrBlockSizeItCannotTakeThrows) {
                                               {to_string(k), "does not support block size " + std::to_string(b)}));
         }
       } else {
-        EXPECT_TRUE(throws_invalid_argument([&] { typename K::Plan p(a, o); },
-                                            {to_string(k), "needs a Kokkos::Cuda matrix", space}))
-            << "b = " << b;
+        const std::string backend = K::host ? "backend native" : "backend portable";
+        if (!K::host && k == BsrKernel::row_per_thread) {
+          EXPECT_EQ(typename K::Plan(a, o).kernel(), k) << "b = " << b;
+        } else {
+          EXPECT_TRUE(throws_invalid_argument([&] { typename K::Plan p(a, o); },
+                                              {std::string("kernel ") + to_string(k), backend, space}))
+              << "b = " << b;
+        }
       }
     }
-    for (BsrKernel k : {BsrKernel::host_block_row, BsrKernel::host_padded}) {
+    // The host kernels: Backend::native (automatic) on host spaces only.
+    for (BsrKernel k : {BsrKernel::block_row, BsrKernel::padded}) {
       o.kernel = k;
       if (K::host) {
         EXPECT_NO_THROW(typename K::Plan(a, o)) << to_string(k) << ", b = " << b;
+        o.backend = Backend::native;
+        EXPECT_EQ(typename K::Plan(a, o).kernel(), k) << to_string(k) << ", b = " << b;
+        EXPECT_EQ(typename K::Plan(a, o).backend(), Backend::native);
+        o.backend = Backend::automatic;
       } else {
         EXPECT_TRUE(throws_invalid_argument([&] { typename K::Plan p(a, o); },
-                                            {to_string(k), "runs on host execution spaces", space}))
+                                            {std::string("kernel ") + to_string(k), "backend ", space}))
             << "b = " << b;
       }
     }
-    // Backend::portable forces the portable kernel; forcing another kernel with it conflicts.
+    // Backend::portable has row_per_thread only; forcing another kernel with it throws naming
+    // kernel, backend and space.
     o.backend = Backend::portable;
-    o.kernel = BsrKernel::host_block_row;
+    o.kernel = BsrKernel::block_row;
     EXPECT_TRUE(throws_invalid_argument([&] { typename K::Plan p(a, o); },
-                                        {"Backend::portable conflicts with forced kernel host_block_row"}));
-    o.kernel = BsrKernel::portable;
-    EXPECT_EQ(typename K::Plan(a, o).kernel(), BsrKernel::portable);
+                                        {"kernel block_row is not a kernel of backend portable", space,
+                                         "its kernels: row_per_thread"}));
+    o.kernel = BsrKernel::row_per_thread;
+    EXPECT_EQ(typename K::Plan(a, o).kernel(), BsrKernel::row_per_thread);
+    EXPECT_EQ(typename K::Plan(a, o).backend(), Backend::portable);
+    // Backend::native: works where the space has native kernels, throws elsewhere.
+    o.backend = Backend::native;
+    o.kernel = BsrKernel::automatic;
+    if (K::host || K::cuda) {
+      EXPECT_EQ(typename K::Plan(a, o).backend(), Backend::native);
+      EXPECT_EQ(typename K::Plan(a, o).kernel(), bsr_default_kernel(K::cuda, K::host, b));
+      // The other family's kernel under Backend::native throws too.
+      o.kernel = K::host ? BsrKernel::by_column : BsrKernel::block_row;
+      EXPECT_TRUE(throws_invalid_argument([&] { typename K::Plan p(a, o); },
+                                          {std::string("kernel ") + to_string(o.kernel),
+                                           "is not a kernel of backend native", space}));
+    } else {
+      EXPECT_TRUE(throws_invalid_argument([&] { typename K::Plan p(a, o); },
+                                          {"Backend::native", space, "has no native BSR SpMV kernels"}));
+    }
   }
-  // cuda_by_block's lane mapping limit: b <= 8 only (checked on CUDA; elsewhere the space check
+  // by_block's lane mapping limit: b <= 8 only (checked on CUDA; elsewhere the backend check
   // comes first).
   if (K::cuda) {
     BsrSpmvOptions o;
-    o.kernel = BsrKernel::cuda_by_block;
+    o.kernel = BsrKernel::by_block;
     EXPECT_NO_THROW(typename K::Plan(to_bsr<TypeParam>(one_block(8, 900)), o));
     for (int b : {9, 16, 17, 32})
       EXPECT_TRUE(throws_invalid_argument([&] { typename K::Plan p(to_bsr<TypeParam>(one_block(b, 900)), o); },
-                                          {"cuda_by_block", "does not support block size " + std::to_string(b)}));
+                                          {"by_block", "does not support block size " + std::to_string(b)}));
   }
 }
 
@@ -604,7 +642,7 @@ TYPED_TEST(BsrSpmv, BadArgumentsThrowClearly) {
 }
 
 // Matrices declared symmetric: every kernel with the declaration (mode T then runs the mode N
-// kernel), host_symmetric with 1 to 64 parts. The arrow's block row 0 reaches every block column,
+// kernel), symmetric with 1 to 64 parts. The arrow's block row 0 reaches every block column,
 // so with several parts every part spills into every later one; empty block rows/columns, duplicate
 // blocks and an unmirrored zero block are in the others.
 TYPED_TEST(BsrSpmv, SymmetricMatricesEveryKernel) {
@@ -637,7 +675,7 @@ TYPED_TEST(BsrSpmv, SymmetricMatricesEveryKernel) {
   }
 }
 
-// The automatic kernel for a matrix declared symmetric: host_symmetric on host spaces from
+// The automatic kernel for a matrix declared symmetric: symmetric on host spaces from
 // bsr_symmetric_min_bytes of values (an elasticity matrix just above it), the default kernel
 // below (a few blocks) and on CUDA; mode N and T on the large one against the reference.
 TYPED_TEST(BsrSpmv, SymmetricAutomaticChoiceFollowsSize) {
@@ -646,23 +684,33 @@ TYPED_TEST(BsrSpmv, SymmetricAutomaticChoiceFollowsSize) {
   BsrSpmvOptions sym;
   sym.symmetric = true;
   const HostBsr small = random_symmetric_bsr(12, 3, 4.0, 1500, [](int64_t) { return true; });
-  EXPECT_EQ(typename K::Plan(to_bsr<TypeParam>(small), sym).kernel(), bsr_default_kernel(K::cuda, K::host, 3));
+  const typename K::Plan small_plan(to_bsr<TypeParam>(small), sym);
+  EXPECT_EQ(small_plan.kernel(), bsr_default_kernel(K::cuda, K::host, 3));
+  if (K::host)  // the reason names the size and the threshold
+    EXPECT_TRUE(contains(small_plan.describe(), "; declared symmetric but values ") &&
+                contains(small_plan.describe(), " kB < 16 MiB: block_row"))
+        << small_plan.describe();
   // elasticity3d(n, 3) stores 243 scalars per interior node: n = 22 (float: 28) passes 16 MiB.
   const int n = sizeof(Scalar) == 8 ? 22 : 28;
   const HostCsr E = rounded<Scalar>(gen::elasticity3d(n, 3, test::seed_for(1501)));
   const TypeParam a = to_bsr<TypeParam>(csr_to_host_bsr(E, 3));
   ASSERT_GE(int64_t(a.values.extent(0)) * int64_t(sizeof(Scalar)), bsr_symmetric_min_bytes);
   const typename K::Plan plan(a, sym);
-  EXPECT_EQ(plan.kernel(), K::host ? BsrKernel::host_symmetric : bsr_default_kernel(K::cuda, K::host, 3))
+  EXPECT_EQ(plan.kernel(), K::host ? BsrKernel::symmetric : bsr_default_kernel(K::cuda, K::host, 3))
       << plan.describe();
-  EXPECT_TRUE(contains(plan.describe(), "(automatic)")) << plan.describe();
+  EXPECT_TRUE(contains(plan.describe(), K::host ? "automatic for a host space; block size 3"
+                                                : K::cuda ? "automatic for a CUDA space; block size 3"
+                                                          : "automatic: the portable backend's one kernel"))
+      << plan.describe();
+  if (K::host)
+    EXPECT_TRUE(contains(plan.describe(), " MB >= bsr_symmetric_min_bytes (16 MiB): symmetric")) << plan.describe();
   EXPECT_TRUE(K::check(plan, E, "N", 1.5, 0.0, 1502)) << plan.describe();
   EXPECT_TRUE(K::check(plan, E, "T", -0.5, 0.75, 1503)) << plan.describe();
 }
 
 // The promise is checked: the first entry that differs from its mirror is named; non-square,
-// unsorted block columns, an unmirrored non-zero block, host_symmetric without the declaration,
-// host_symmetric on CUDA, a negative host_parts; update_values() checks again.
+// unsorted block columns, an unmirrored non-zero block, symmetric without the declaration,
+// symmetric on CUDA, a negative host_parts; update_values() checks again.
 TYPED_TEST(BsrSpmv, SymmetricPromiseIsChecked) {
   using K = Kit<TypeParam>;
   using Scalar = typename K::Scalar;
@@ -704,18 +752,18 @@ TYPED_TEST(BsrSpmv, SymmetricPromiseIsChecked) {
   U.values = {2, 1, 2};
   EXPECT_TRUE(throws_invalid_argument([&] { typename K::Plan p(to_bsr<TypeParam>(U), sym); },
                                       {"ascending block columns", "block row 0 has block column 0 after 1"}));
-  // host_symmetric needs the declaration, and a host space.
+  // The symmetric kernel needs the declaration, and a host space.
   BsrSpmvOptions forced;
-  forced.kernel = BsrKernel::host_symmetric;
+  forced.kernel = BsrKernel::symmetric;
   if (K::host)
     EXPECT_TRUE(throws_invalid_argument([&] { typename K::Plan p(to_bsr<TypeParam>(S), forced); },
-                                        {"host_symmetric needs BsrSpmvOptions::symmetric = true"}));
+                                        {"kernel symmetric needs BsrSpmvOptions::symmetric = true"}));
   forced.symmetric = true;
   if (K::host)
-    EXPECT_EQ(typename K::Plan(to_bsr<TypeParam>(S), forced).kernel(), BsrKernel::host_symmetric);
+    EXPECT_EQ(typename K::Plan(to_bsr<TypeParam>(S), forced).kernel(), BsrKernel::symmetric);
   else
     EXPECT_TRUE(throws_invalid_argument([&] { typename K::Plan p(to_bsr<TypeParam>(S), forced); },
-                                        {"host_symmetric", "runs on host execution spaces", space}));
+                                        {"kernel symmetric is not a kernel of backend", space}));
   BsrSpmvOptions negative;
   negative.host_parts = -1;
   EXPECT_TRUE(throws_invalid_argument([&] { typename K::Plan p(to_bsr<TypeParam>(S), negative); },
@@ -727,7 +775,7 @@ TYPED_TEST(BsrSpmv, SymmetricPromiseIsChecked) {
     HostBsr S2 = S;
     for (double& v : S2.values) v = -2 * v + (v == 0 ? 0 : 1);  // still symmetric, different values
     Kokkos::deep_copy(a.values, test::to_view<typename TypeParam::values_type>(rounded<Scalar>(S2).values));
-    if (plan.kernel() == BsrKernel::host_symmetric)  // its packed copy is a snapshot
+    if (plan.kernel() == BsrKernel::symmetric)  // its packed copy is a snapshot
       EXPECT_TRUE(K::check(plan, host_bsr_to_csr(S), "N", 1.5, 0.0, 1419)) << c.name << ": the packed copy is a snapshot";
     EXPECT_NO_THROW(plan.update_values()) << c.name;
     EXPECT_TRUE(K::check(plan, host_bsr_to_csr(rounded<Scalar>(S2)), "N", 1.5, 0.0, 1420)) << c.name;
@@ -749,9 +797,27 @@ TYPED_TEST(BsrSpmv, DescribeNamesTheKernel) {
     EXPECT_TRUE(contains(d, K::ExecSpace::name())) << d;
     EXPECT_TRUE(contains(d, "6 x 4 blocks of 3x3")) << d;
     EXPECT_TRUE(contains(d, std::string("kernel ") + to_string(plan.kernel()))) << d;
-    const bool automatic = c.options.kernel == BsrKernel::automatic && c.options.backend == Backend::automatic;
-    EXPECT_TRUE(contains(d, automatic ? "(automatic)" : "(forced)")) << c.name << "\n" << d;
-    if (plan.kernel() == BsrKernel::host_padded) EXPECT_TRUE(contains(d, "padded to 8 scalars")) << d;
+    EXPECT_TRUE(contains(d, std::string(", backend ") + to_string(plan.backend()))) << d;
+    // Why: forced or automatic (and for which space), and which backend option asked.
+    const char* automatic_why = plan.backend() == Backend::portable ? "automatic: the portable backend's one kernel"
+                                : K::host                           ? "automatic for a host space; block size 3"
+                                                                    : "automatic for a CUDA space; block size 3";
+    EXPECT_TRUE(contains(d, c.options.kernel == BsrKernel::automatic ? automatic_why : "forced by BsrSpmvOptions::kernel"))
+        << c.name << "\n" << d;
+    if (c.options.backend == Backend::portable) {
+      EXPECT_EQ(plan.backend(), Backend::portable) << d;
+      EXPECT_TRUE(contains(d, "kernel row_per_thread, backend portable: ")) << d;
+      EXPECT_TRUE(contains(d, "; Backend::portable")) << d;
+      if (c.options.kernel == BsrKernel::automatic)
+        EXPECT_TRUE(contains(d, "automatic: the portable backend's one kernel; Backend::portable")) << d;
+    }
+    if (c.options.backend == Backend::native) EXPECT_TRUE(contains(d, "; Backend::native")) << d;
+    if (plan.backend() == Backend::native)
+      EXPECT_TRUE(contains(d, K::host ? "backend native (host): " : "backend native (CUDA): ")) << d;
+    if (K::host && c.options.kernel == BsrKernel::automatic && c.options.backend != Backend::portable)
+      EXPECT_TRUE(contains(d, "kernel block_row, backend native (host): automatic for a host space; block size 3"))
+          << d;
+    if (plan.kernel() == BsrKernel::padded) EXPECT_TRUE(contains(d, "padded to 8 scalars")) << d;
     EXPECT_TRUE(contains(d, "mode T: atomic scatter")) << d;
     EXPECT_EQ(plan.matrix().values.data(), a.values.data()) << "the plan must keep A's Views";
   }
@@ -763,7 +829,7 @@ TYPED_TEST(BsrSpmv, DescribeNamesTheKernel) {
     const typename K::Plan plan(to_bsr<TypeParam>(S), c.options);
     const std::string d = plan.describe();
     EXPECT_TRUE(contains(d, "declared symmetric (checked at analysis): mode T runs the mode N kernel")) << d;
-    if (plan.kernel() == BsrKernel::host_symmetric)
+    if (plan.kernel() == BsrKernel::symmetric)
       EXPECT_TRUE(contains(d, "reads a packed copy of the diagonal and upper blocks only: " + std::to_string(upper_blocks) + " of " +
                                   std::to_string(S.num_blocks()) + " stored blocks"))
           << d;
@@ -832,20 +898,109 @@ TEST(BsrSpmvKernelNames, RoundTripAndUnknownNameListsValidOnes) {
   EXPECT_TRUE(throws_invalid_argument([] { bsr_kernel_from_string(""); }, needles));
 }
 
+// The names say what a kernel does, never the backend; the pre-issue-14 names are gone.
+TEST(BsrSpmvKernelNames, NamesAndTheBackendsThatHaveThem) {
+  const std::vector<std::string> names = {"block_row", "padded", "symmetric", "by_block", "by_column", "row_per_thread"};
+  ASSERT_EQ(int(names.size()), num_bsr_kernels);
+  for (int k = 0; k < num_bsr_kernels; ++k) EXPECT_EQ(to_string(static_cast<BsrKernel>(k)), names[k]);
+  for (const char* old : {"host_block_row", "host_symmetric", "cuda_by_block", "portable"})
+    EXPECT_TRUE(throws_invalid_argument([&] { bsr_kernel_from_string(old); }, {"block_row", "row_per_thread"})) << old;
+  for (int k = 0; k < num_bsr_kernels; ++k) {
+    const auto kernel = static_cast<BsrKernel>(k);
+    const bool host_kernel = k <= 2, cuda_kernel = k >= 3;
+    // (backend, cuda, host)
+    EXPECT_EQ(bsr_backend_has_kernel(Backend::native, false, true, kernel), host_kernel) << names[k];
+    EXPECT_EQ(bsr_backend_has_kernel(Backend::native, true, false, kernel), cuda_kernel) << names[k];
+    EXPECT_FALSE(bsr_backend_has_kernel(Backend::native, false, false, kernel)) << names[k];
+    for (auto [cuda, host] : {std::pair{false, true}, std::pair{true, false}, std::pair{false, false}})
+      EXPECT_EQ(bsr_backend_has_kernel(Backend::portable, cuda, host, kernel), kernel == BsrKernel::row_per_thread)
+          << names[k];
+    EXPECT_EQ(bsr_backend_has_kernel(Backend::automatic, false, true, kernel), host_kernel) << names[k];
+    EXPECT_EQ(bsr_backend_has_kernel(Backend::automatic, true, false, kernel), cuda_kernel) << names[k];
+    EXPECT_EQ(bsr_backend_has_kernel(Backend::automatic, false, false, kernel), kernel == BsrKernel::row_per_thread)
+        << names[k];
+  }
+}
+
+// The reasons describe() prints, from the analysis's choice, for sizes the tests cannot allocate.
+TEST(BsrSpmvKernelNames, ChoiceSaysWhy) {
+  Impl::BsrSpmvTarget host;
+  host.host = true;
+  host.space_name = "OpenMP";
+  host.block_size = 3;
+  BsrSpmvOptions o;
+  host.value_bytes = 118'000'000;
+  Impl::BsrSpmvChoice c = Impl::bsr_spmv_choose(o, Backend::native, host);
+  EXPECT_EQ(c.kernel, BsrKernel::block_row);
+  EXPECT_EQ(c.why, "automatic for a host space; block size 3");
+  o.symmetric = true;
+  c = Impl::bsr_spmv_choose(o, Backend::native, host);
+  EXPECT_EQ(c.kernel, BsrKernel::symmetric);
+  EXPECT_EQ(c.why,
+            "automatic for a host space; block size 3; declared symmetric, values 118 MB >= bsr_symmetric_min_bytes "
+            "(16 MiB): symmetric");
+  host.value_bytes = 2'600'000;
+  c = Impl::bsr_spmv_choose(o, Backend::native, host);
+  EXPECT_EQ(c.kernel, BsrKernel::block_row);
+  EXPECT_EQ(c.why, "automatic for a host space; block size 3; declared symmetric but values 2.6 MB < 16 MiB: block_row");
+  o.backend = Backend::native;
+  EXPECT_EQ(Impl::bsr_spmv_choose(o, Backend::native, host).why,
+            "automatic for a host space; block size 3; declared symmetric but values 2.6 MB < 16 MiB: block_row; "
+            "Backend::native");
+  o.kernel = BsrKernel::padded;
+  c = Impl::bsr_spmv_choose(o, Backend::native, host);
+  EXPECT_EQ(c.kernel, BsrKernel::padded);
+  EXPECT_EQ(c.why, "forced by BsrSpmvOptions::kernel; Backend::native");
+  o.backend = Backend::portable;
+  o.kernel = BsrKernel::automatic;
+  c = Impl::bsr_spmv_choose(o, Backend::portable, host);
+  EXPECT_EQ(c.kernel, BsrKernel::row_per_thread);
+  EXPECT_EQ(c.backend, Backend::portable);
+  EXPECT_EQ(c.why, "automatic: the portable backend's one kernel; Backend::portable");
+  Impl::BsrSpmvTarget cuda = host;
+  cuda.host = false;
+  cuda.cuda = true;
+  cuda.space_name = "Cuda";
+  cuda.block_size = 16;
+  o = BsrSpmvOptions();
+  o.symmetric = true;  // no size rule on CUDA
+  c = Impl::bsr_spmv_choose(o, Backend::native, cuda);
+  EXPECT_EQ(c.kernel, BsrKernel::row_per_thread);
+  EXPECT_EQ(c.why, "automatic for a CUDA space; block size 16 (by_block up to 4, by_column up to 15, row_per_thread from 16)");
+  Impl::BsrSpmvTarget other = host;
+  other.host = false;
+  other.space_name = "Threads";
+  o = BsrSpmvOptions();
+  c = Impl::bsr_spmv_choose(o, Backend::portable, other);
+  EXPECT_EQ(c.kernel, BsrKernel::row_per_thread);
+  EXPECT_EQ(c.why, "automatic: the portable backend's one kernel; Backend::automatic: Threads has no native BSR kernels");
+  o.kernel = BsrKernel::block_row;
+  EXPECT_TRUE(throws_invalid_argument([&] { Impl::bsr_spmv_choose(o, Backend::portable, other); },
+                                      {"kernel block_row is not a kernel of backend portable on Threads",
+                                       "(its kernels: row_per_thread)"}));
+  o.kernel = BsrKernel::by_block;
+  cuda.block_size = 9;
+  EXPECT_TRUE(throws_invalid_argument([&] { Impl::bsr_spmv_choose(o, Backend::native, cuda); },
+                                      {"kernel by_block does not support block size 9"}));
+  o.kernel = BsrKernel::symmetric;
+  EXPECT_TRUE(throws_invalid_argument([&] { Impl::bsr_spmv_choose(o, Backend::native, host); },
+                                      {"kernel symmetric needs BsrSpmvOptions::symmetric = true"}));
+}
+
 TEST(BsrSpmvKernelNames, DefaultsAndBlockSizeLimits) {
   // The paper's crossovers on CUDA: by-block up to 4, by-column up to 15, row-per-thread from 16.
   for (int b = 1; b <= max_bsr_block_size; ++b) {
-    const BsrKernel expected = b <= 4    ? BsrKernel::cuda_by_block
-                               : b < 16 ? BsrKernel::cuda_by_column
-                                        : BsrKernel::cuda_row_per_thread;
+    const BsrKernel expected = b <= 4    ? BsrKernel::by_block
+                               : b < 16 ? BsrKernel::by_column
+                                        : BsrKernel::row_per_thread;
     EXPECT_EQ(bsr_default_kernel(true, false, b), expected) << "b = " << b;
-    EXPECT_EQ(bsr_default_kernel(false, true, b), BsrKernel::host_block_row) << "b = " << b;
-    EXPECT_EQ(bsr_default_kernel(false, false, b), BsrKernel::portable) << "b = " << b;
+    EXPECT_EQ(bsr_default_kernel(false, true, b), BsrKernel::block_row) << "b = " << b;
+    EXPECT_EQ(bsr_default_kernel(false, false, b), BsrKernel::row_per_thread) << "b = " << b;
     // The automatic choice is always a kernel that supports the block size.
     EXPECT_TRUE(bsr_kernel_supports(bsr_default_kernel(true, false, b), b)) << "b = " << b;
     for (int k = 0; k < num_bsr_kernels; ++k) {
       const auto kernel = static_cast<BsrKernel>(k);
-      EXPECT_EQ(bsr_kernel_supports(kernel, b), kernel != BsrKernel::cuda_by_block || b <= 8)
+      EXPECT_EQ(bsr_kernel_supports(kernel, b), kernel != BsrKernel::by_block || b <= 8)
           << to_string(kernel) << ", b = " << b;
     }
   }

@@ -1,15 +1,15 @@
 #pragma once
 // CUDA BSR SpMV kernels (paper: bsr-spmv, Eberhardt and Hoemmen, "GPUs" slides), adapted to
 // Sprocket's ROW-MAJOR blocks (value (r, c) of block k at values[k*b*b + r*b + c]; the paper's
-// blocks are column-major). Same semantics as the portable kernel (impl/bsr/bsr_spmv_kokkos.hpp);
-// hand-written kernels (impl/bsr/cuda/bsr_spmv_cuda_kernels.cuh) launched on the execution-space
+// blocks are column-major). Same semantics as the portable kernel (impl/bsr_spmv/bsr_spmv_kokkos.hpp);
+// hand-written kernels (impl/bsr_spmv/cuda/bsr_spmv_cuda_kernels.cuh) launched on the execution-space
 // instance's stream. One launch per apply (mode N, rank-1 x and y: the plan splits rank-2 x and y
 // into columns); apply returns without waiting for the GPU (launch errors are checked with
 // cudaGetLastError, which does not block).
 //
 // Kernels, lane mappings and why (every launch uses blocks of 256 threads = 8 warps):
 //
-//   cuda_by_block (b <= 8)  The paper's by-block algorithm. One warp per block row, grid
+//   by_block (b <= 8)  The paper's by-block algorithm. One warp per block row, grid
 //       ceil(block rows / 8) blocks. The lanes spread over the scalars of a block: a lane owns one
 //       (row, column) position and multiplies that entry of the block by x[col*b + column].
 //       b*b <= 32 (b <= 5): floor(32/b^2) consecutive blocks per warp step (b = 1: 32, 2: 8,
@@ -25,7 +25,7 @@
 //       need more passes and accumulators and is what by_column does anyway, hence the limit 8
 //       (bsr_kernel_supports).
 //
-//   cuda_by_column (b <= 32)  The paper's by-column algorithm assigns lanes to the columns of
+//   by_column (b <= 32)  The paper's by-column algorithm assigns lanes to the columns of
 //       consecutive blocks and lets each walk its column, which is contiguous in column-major
 //       storage. With row-major blocks a column is strided, but the paper's property that
 //       matters, coalesced value reads, is kept by the same lane -> (block, column) assignment
@@ -43,7 +43,7 @@
 //       row) after which lane l holds row l >> (5 - log2 NR).
 //       One warp per block row, grid ceil(block rows / 8).
 //
-//   cuda_row_per_thread (any b <= 32, best b >= 16)  The paper's row-per-thread algorithm with x
+//   row_per_thread (any b <= 32, best b >= 16)  The paper's row-per-thread algorithm with x
 //       in shared memory. A group of b consecutive lanes per block row (floor(32/b) groups per
 //       warp, so b <= 16 packs several block rows into a warp; lanes past the groups idle), lane
 //       r owns scalar row r. The group stages the x segments of 8 blocks at a time (lane r loads
@@ -60,12 +60,12 @@
 // computed in int64 and clamped to max_grid_blocks; the kernels loop grid-stride over block
 // rows. x and y go in as data() and stride(0): LayoutLeft, LayoutRight and LayoutStride column
 // subviews. Scalars other than float and double (or y of another type than the scalar) take the
-// portable kernel. The plan rejects block sizes a kernel does not support; the launcher checks
-// again and throws InvalidArgument.
+// portable kernel (routed by impl/bsr_spmv/bsr_spmv_dispatch.hpp). The plan rejects block sizes a
+// kernel does not support; the launcher checks again and throws InvalidArgument.
 #include <Kokkos_Core.hpp>
 
 #include "Sprocket_Error.hpp"
-#include "impl/bsr/bsr_spmv_kokkos.hpp"
+#include "impl/bsr_spmv/bsr_spmv_analysis.hpp"
 
 #ifdef KOKKOS_ENABLE_CUDA
 #include <algorithm>
@@ -73,14 +73,14 @@
 #include <string>
 #include <type_traits>
 
-#include "impl/bsr/cuda/bsr_spmv_cuda_kernels.cuh"
+#include "impl/bsr_spmv/cuda/bsr_spmv_cuda_kernels.cuh"
 #include "impl/common/cuda/cuda_launch.hpp"
 
 namespace Sprocket {
 namespace Impl {
 namespace cuda {
 
-/// Largest block size of cuda_by_block (mirrors bsr_kernel_supports).
+/// Largest block size of by_block (mirrors bsr_kernel_supports).
 inline constexpr int bsr_by_block_max_b = 8;
 
 /// Raw pointers and strides of one apply.
@@ -128,7 +128,7 @@ void bsr_launch(BsrKernel kernel, const Args& a) {
   SPROCKET_REQUIRE(a.b >= 1 && a.b <= bsr_warp_size, "Sprocket::bsr_spmv (CUDA): block size ", a.b,
                    " outside [1, ", bsr_warp_size, "]");
   switch (kernel) {
-    case BsrKernel::cuda_by_block:
+    case BsrKernel::by_block:
       switch (a.b) {
         case 1: return bsr_launch_by_block<1>(a);
         case 2: return bsr_launch_by_block<2>(a);
@@ -139,55 +139,55 @@ void bsr_launch(BsrKernel kernel, const Args& a) {
         case 7: return bsr_launch_by_block<7>(a);
         case 8: return bsr_launch_by_block<8>(a);
         default:
-          throw InvalidArgument("Sprocket::bsr_spmv (CUDA): cuda_by_block supports block sizes up to " +
+          throw InvalidArgument("Sprocket::bsr_spmv (CUDA): by_block supports block sizes up to " +
                                 std::to_string(bsr_by_block_max_b) + ", not " + std::to_string(a.b));
       }
-    case BsrKernel::cuda_by_column:
+    case BsrKernel::by_column:
       if (a.b <= 4) return bsr_launch_by_column<4>(a);
       if (a.b <= 8) return bsr_launch_by_column<8>(a);
       if (a.b <= 16) return bsr_launch_by_column<16>(a);
       return bsr_launch_by_column<32>(a);
-    case BsrKernel::cuda_row_per_thread: return bsr_launch_row_per_thread(a);
+    case BsrKernel::row_per_thread: return bsr_launch_row_per_thread(a);
     default:
       throw InvalidArgument(std::string("Sprocket::bsr_spmv (CUDA): kernel ") + to_string(kernel) +
                             " is not a CUDA BSR kernel");
   }
 }
 
-/// y = alpha * A * x + beta * y (mode N) for rank-1 x and y with the given CUDA kernel.
+/// Backend::native on Kokkos::Cuda: y = alpha * A * x + beta * y (mode N) for rank-1 x and y with
+/// the analysis's kernel (by_block, by_column, row_per_thread). float or double only, y of the
+/// scalar type (raw_kernel_supported_v; the dispatch sends other types to the portable kernel).
 template <class BsrType, class XView, class YView, class Scalar>
-void bsr_spmv(const Kokkos::Cuda& space, BsrKernel kernel, const BsrType& A, Scalar alpha, const XView& x,
-              Scalar beta, const YView& y) {
+void bsr_spmv_apply(const Kokkos::Cuda& space, const BsrSpmvAnalysis<BsrType>& an, Scalar alpha, const XView& x,
+                    Scalar beta, const YView& y) {
   static_assert(XView::rank == 1 && YView::rank == 1, "Sprocket::bsr_spmv (CUDA): x and y must be rank 1 here");
   using YValue = typename YView::non_const_value_type;
-  if constexpr (!raw_kernel_supported_v<Scalar, YValue>) {
-    (void)kernel;
-    kokkos::bsr_spmv(space, A, alpha, x, beta, y);
-  } else {
-    static_assert(Kokkos::SpaceAccessibility<Kokkos::Cuda, typename XView::memory_space>::accessible &&
-                      Kokkos::SpaceAccessibility<Kokkos::Cuda, typename YView::memory_space>::accessible,
-                  "Sprocket::bsr_spmv (CUDA): x and y must be accessible from Kokkos::Cuda");
-    using Offset = typename BsrType::row_map_type::non_const_value_type;
-    using Ordinal = typename BsrType::entries_type::non_const_value_type;
-    using Value = typename BsrType::values_type::non_const_value_type;
-    using XValue = typename XView::non_const_value_type;
-    const int64_t num_block_rows = A.num_block_rows();
-    if (num_block_rows <= 0 || y.extent(0) == 0) return;
-    ProfilingRegion region("Sprocket::bsr_spmv::cuda");
-    const BsrCudaArgs<Offset, Ordinal, Value, XValue, YValue, Scalar> args{space.cuda_stream(),
-                                                                          A.row_map.data(),
-                                                                          A.entries.data(),
-                                                                          A.values.data(),
-                                                                          num_block_rows,
-                                                                          A.block_size(),
-                                                                          alpha,
-                                                                          beta,
-                                                                          x.data(),
-                                                                          static_cast<int64_t>(x.stride(0)),
-                                                                          y.data(),
-                                                                          static_cast<int64_t>(y.stride(0))};
-    bsr_launch(kernel, args);
-  }
+  static_assert(raw_kernel_supported_v<Scalar, YValue>,
+                "Sprocket::bsr_spmv (CUDA): float or double, y of the scalar type (the dispatch routes others)");
+  static_assert(Kokkos::SpaceAccessibility<Kokkos::Cuda, typename XView::memory_space>::accessible &&
+                    Kokkos::SpaceAccessibility<Kokkos::Cuda, typename YView::memory_space>::accessible,
+                "Sprocket::bsr_spmv (CUDA): x and y must be accessible from Kokkos::Cuda");
+  const BsrType& A = an.A;
+  using Offset = typename BsrType::row_map_type::non_const_value_type;
+  using Ordinal = typename BsrType::entries_type::non_const_value_type;
+  using Value = typename BsrType::values_type::non_const_value_type;
+  using XValue = typename XView::non_const_value_type;
+  const int64_t num_block_rows = A.num_block_rows();
+  if (num_block_rows <= 0 || y.extent(0) == 0) return;
+  ProfilingRegion region("Sprocket::bsr_spmv::cuda");
+  const BsrCudaArgs<Offset, Ordinal, Value, XValue, YValue, Scalar> args{space.cuda_stream(),
+                                                                        A.row_map.data(),
+                                                                        A.entries.data(),
+                                                                        A.values.data(),
+                                                                        num_block_rows,
+                                                                        A.block_size(),
+                                                                        alpha,
+                                                                        beta,
+                                                                        x.data(),
+                                                                        static_cast<int64_t>(x.stride(0)),
+                                                                        y.data(),
+                                                                        static_cast<int64_t>(y.stride(0))};
+  bsr_launch(an.kernel, args);
 }
 
 }  // namespace cuda

@@ -1,9 +1,9 @@
 #pragma once
 /// \file lapack.hpp
-/// Fortran LAPACK / BLAS prototypes for the solvers' small dense work on the host (block GMRES
-/// least squares, block-Jacobi LU, LOBPCG Rayleigh-Ritz). The library links LAPACK
-/// (impl/CMakeLists.txt, find_package(LAPACK)); Kokkos Kernels is built without its BLAS/LAPACK
-/// TPLs, so nothing else declares these names.
+/// Fortran LAPACK / BLAS prototypes for the small dense work on the host (dense_matrix.cpp,
+/// block GMRES least squares, block-Jacobi LU). The library links LAPACK (impl/CMakeLists.txt,
+/// find_package(LAPACK), which brings BLAS with it); Kokkos Kernels is built without its
+/// BLAS/LAPACK TPLs, so nothing else declares these names.
 ///
 /// ABI: reference LAPACK as compiled by gfortran (Debian's liblapack3, also OpenBLAS): every
 /// argument by pointer, column-major arrays, and one hidden `size_t` length per CHARACTER
@@ -15,6 +15,11 @@
 
 extern "C" {
 
+/// BLAS: C = alpha op(A) op(B) + beta C.
+void dgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const double* alpha,
+            const double* a, const int* lda, const double* b, const int* ldb, const double* beta, double* c,
+            const int* ldc, std::size_t transa_len, std::size_t transb_len);
+
 /// Generates an elementary reflector H = I - tau v v^T with H [alpha; x] = [beta; 0].
 void dlarfg_(const int* n, double* alpha, double* x, const int* incx, double* tau);
 
@@ -24,6 +29,10 @@ void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, i
 /// Inverse of a matrix from its dgetrf factors.
 void dgetri_(const int* n, double* a, const int* lda, const int* ipiv, double* work,
              const int* lwork, int* info);
+
+/// Cholesky factorization of a symmetric positive definite matrix (uplo = 'U': A = U^T U);
+/// info > 0 when the leading minor of that order is not positive definite.
+void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info, std::size_t uplo_len);
 
 /// Eigenvalues (ascending) and, for jobz = 'V', orthonormal eigenvectors of a symmetric matrix.
 void dsyev_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w,
@@ -39,5 +48,9 @@ void dsygv_(const int* itype, const char* jobz, const char* uplo, const int* n, 
 void dtrtrs_(const char* uplo, const char* trans, const char* diag, const int* n, const int* nrhs,
              const double* a, const int* lda, double* b, const int* ldb, int* info,
              std::size_t uplo_len, std::size_t trans_len, std::size_t diag_len);
+
+/// Inverse of a triangular matrix, in place.
+void dtrtri_(const char* uplo, const char* diag, const int* n, double* a, const int* lda, int* info,
+             std::size_t uplo_len, std::size_t diag_len);
 
 }  // extern "C"

@@ -1,9 +1,10 @@
-// ASpT analysis (impl/spmm/aspt_analysis.cpp, build_aspt_layout): the layout's invariants,
-// checked by an independent recount on random, power-law, banded and adversarial patterns, for
-// the host grouping and the GPU's conflict-free slot mapping (modulo_slots), plus hand-checked
-// small cases and argument errors.
+// The SpMM analysis's ASpT tile layout (impl/spmm/spmm_analysis.cpp, build_aspt_layout): the
+// layout's invariants, checked by an independent recount on random, power-law, banded and
+// adversarial patterns, for the host grouping and the GPU's conflict-free slot mapping
+// (modulo_slots), plus hand-checked small cases and argument errors; and the kernel choice
+// (spmm_choose_kernel) with the reason it gives.
 //
-// Invariants (aspt_layout.hpp): panel_ptr increasing from 0; per row, the tile ends are monotone
+// Invariants (spmm_analysis.hpp): panel_ptr increasing from 0; per row, the tile ends are monotone
 // within [row_map[r], row_map[r+1]] (rows past the matrix: row_map[n]); every entry of heavy tile
 // g has a column in g's column list; a tile's columns are increasing, at most tile_cols, at
 // least min_tile_cols, pairwise distinct modulo tile_cols with modulo_slots; every tile column
@@ -24,7 +25,8 @@
 
 #include "Sprocket_Error.hpp"
 #include "Sprocket_Generators.hpp"
-#include "impl/spmm/aspt_layout.hpp"
+#include "Sprocket_Spmm.hpp"  // before impl/spmm/spmm_analysis.hpp, which needs its declarations
+#include "impl/spmm/spmm_analysis.hpp"
 #include "sprocket_test_utils.hpp"
 
 using namespace Sprocket;
@@ -169,7 +171,7 @@ std::vector<Case> cases() {
   return c;
 }
 
-TEST(AsptLayout, InvariantsHostGrouping) {
+TEST(SpmmAnalysis, InvariantsHostGrouping) {
   for (const Case& cs : cases())
     for (auto [P, T, th] : std::vector<std::array<int64_t, 3>>{{16, 8, 2}, {7, 3, 3}, {64, 4096, 2}, {1, 5, 1}, {33, 1, 2}}) {
       const Pattern A = pattern_of(cs.A);
@@ -180,7 +182,7 @@ TEST(AsptLayout, InvariantsHostGrouping) {
     }
 }
 
-TEST(AsptLayout, InvariantsModuloSlots) {
+TEST(SpmmAnalysis, InvariantsModuloSlots) {
   int64_t total_moved = 0, total_heavy = 0;
   for (const Case& cs : cases())
     for (auto [P, T, th, min_cols] :
@@ -201,7 +203,7 @@ TEST(AsptLayout, InvariantsModuloSlots) {
 // Hand-checked: 4 rows, panel_rows 2, threshold 2.
 //   row 0: cols 5 1 3     row 1: cols 3 5 0      (panel 0: 3 and 5 heavy, 0 and 1 light)
 //   row 2: col 2          row 3: cols 4 2        (panel 1: 2 heavy, 4 light)
-TEST(AsptLayout, HandChecked) {
+TEST(SpmmAnalysis, HandChecked) {
   const std::vector<int64_t> row_map{0, 3, 6, 7, 9};
   const std::vector<int64_t> entries{5, 1, 3, 3, 5, 0, 2, 4, 2};
   const AsptHostLayout L = Impl::build_aspt_layout(row_map, entries, 6, params(2, 8, 2, false));
@@ -226,7 +228,7 @@ TEST(AsptLayout, HandChecked) {
 
 // Modulo slots: columns 1, 5, 9 share slot 1 of 4, so they land in three tiles; column 2 joins
 // the first. With min_tile_cols 2, the single-column tiles 1 and 2 go to the light tile.
-TEST(AsptLayout, ModuloSlotsHandChecked) {
+TEST(SpmmAnalysis, ModuloSlotsHandChecked) {
   const std::vector<int64_t> row_map{0, 4, 8};
   const std::vector<int64_t> entries{9, 5, 1, 2, 1, 2, 5, 9};
   const AsptHostLayout L = Impl::build_aspt_layout(row_map, entries, 10, params(2, 4, 2, true));
@@ -243,7 +245,7 @@ TEST(AsptLayout, ModuloSlotsHandChecked) {
   EXPECT_EQ(M.entries, (std::vector<int64_t>{1, 2, 9, 5, 1, 2, 5, 9}));
 }
 
-TEST(AsptLayout, EmptyAndDegenerate) {
+TEST(SpmmAnalysis, EmptyAndDegenerate) {
   // 0 rows.
   const AsptHostLayout L0 = Impl::build_aspt_layout({0}, {}, 5, params(4, 4, 2, false));
   EXPECT_EQ(L0.num_panels, 0);
@@ -263,7 +265,7 @@ TEST(AsptLayout, EmptyAndDegenerate) {
   EXPECT_TRUE(layout_valid(A, params(8, 64, 1, false), L));
 }
 
-TEST(AsptLayout, BadArgumentsThrow) {
+TEST(SpmmAnalysis, BadArgumentsThrow) {
   const std::vector<int64_t> rm{0, 2}, e{0, 1};
   EXPECT_THROW(Impl::build_aspt_layout(rm, e, 2, params(0, 4, 2, false)), InvalidArgument);
   EXPECT_THROW(Impl::build_aspt_layout(rm, e, 2, params(4, 0, 2, false)), InvalidArgument);
@@ -281,6 +283,36 @@ TEST(AsptLayout, BadArgumentsThrow) {
   } catch (const InvalidArgument& err) {
     EXPECT_NE(std::string(err.what()).find("tile_cols = -3"), std::string::npos) << err.what();
   }
+}
+
+// The kernel choice: forced kernels are kept, the portable backend runs csr_rows, the native
+// backends pick aspt at or above min_heavy_fraction (and only with heavy nonzeros), each with
+// the reason describe() prints.
+TEST(SpmmAnalysis, KernelChoiceAndReason) {
+  SpmmTilingStats stats;
+  stats.heavy_nnz = 30;
+  stats.light_nnz = 70;
+  std::string why;
+  EXPECT_EQ(Impl::spmm_choose_kernel(SpmmKernel::aspt, Backend::native, stats, 100, 0.9, &why), SpmmKernel::aspt);
+  EXPECT_EQ(why, "forced");
+  EXPECT_EQ(Impl::spmm_choose_kernel(SpmmKernel::csr_rows, Backend::portable, stats, 100, 0.1, &why),
+            SpmmKernel::csr_rows);
+  EXPECT_EQ(why, "forced");
+  EXPECT_EQ(Impl::spmm_choose_kernel(SpmmKernel::automatic, Backend::portable, stats, 100, 0.1, &why),
+            SpmmKernel::csr_rows);
+  EXPECT_EQ(why, "automatic: the portable backend's only kernel");
+  EXPECT_EQ(Impl::spmm_choose_kernel(SpmmKernel::automatic, Backend::native, stats, 100, 0.3, &why), SpmmKernel::aspt);
+  EXPECT_EQ(why, "automatic: 30.0% of the nonzeros in heavy tiles, >= 30.0% needed for aspt");
+  EXPECT_EQ(Impl::spmm_choose_kernel(SpmmKernel::automatic, Backend::native, stats, 100, 0.663, &why),
+            SpmmKernel::csr_rows);
+  EXPECT_EQ(why, "automatic: 30.0% of the nonzeros in heavy tiles, < 66.3% needed for aspt");
+  // No heavy nonzeros: csr_rows even when no fraction is required.
+  stats.heavy_nnz = 0;
+  EXPECT_EQ(Impl::spmm_choose_kernel(SpmmKernel::automatic, Backend::native, stats, 100, 0.0, &why),
+            SpmmKernel::csr_rows);
+  EXPECT_EQ(why, "automatic: 0.0% of the nonzeros in heavy tiles, < 0.0% needed for aspt");
+  EXPECT_EQ(Impl::spmm_choose_kernel(SpmmKernel::automatic, Backend::native, stats, 0, 0.0, &why),
+            SpmmKernel::csr_rows);
 }
 
 }  // namespace

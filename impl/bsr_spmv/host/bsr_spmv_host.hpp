@@ -7,22 +7,21 @@
 // chain is what bounds short rows on the CI machine's cores). Block sizes up to 8 are
 // compile-time constants (fully unrolled); larger ones use a runtime loop.
 //
-// host_padded reads a private copy of the values in which every block row is padded to a
+// padded reads a private copy of the values in which every block row is padded to a
 // multiple of 8 scalars, so each row of each block starts on a 64-byte boundary (the paper's
 // padded variant for aligned SIMD loads).
 //
-// host_symmetric (BsrSpmvOptions::symmetric) reads only the diagonal and upper blocks of a
+// symmetric (BsrSpmvOptions::symmetric) reads only the diagonal and upper blocks of a
 // symmetric matrix and applies each upper block twice, as itself and as its transpose: about half
 // the value bytes of the general kernels, which is what a bandwidth-bound BSR SpMV pays for.
 //
 // All three run an AVX2 + FMA copy of the block-row loop when the CPU has them (impl/utils/host_isa.hpp),
-// for when memory is not the limit: on the 2-core CI machine while its memory system was fast
-// (triad 55 GB/s), a -march=native build ran elasticity dof 6 in 6.9 ms instead of 10.5 ms (the
-// 6-term dots become vector FMAs; dof 3 unchanged); at triad 30 GB/s both run at the bandwidth
-// limit, 1.45x Kokkos Kernels' CSR, which is the ratio of the bytes.
+// for when memory is not the limit: the b-term dots become vector FMAs (measurements:
+// perf_tests/results/bsr-host-2026-11-21.md).
 #include <Kokkos_Core.hpp>
 #include <type_traits>
 
+#include "impl/bsr_spmv/bsr_spmv_analysis.hpp"
 #include "impl/utils/host_isa.hpp"
 
 namespace Sprocket {
@@ -64,7 +63,7 @@ KOKKOS_FORCEINLINE_FUNCTION void bsr_block_rows(const BsrType& A, int runtime_b,
   }
 }
 
-/// Block rows [I0, I1) of the host_symmetric kernel. A equals its transpose (checked at
+/// Block rows [I0, I1) of the symmetric kernel. A equals its transpose (checked at
 /// analysis); row_map / entries / values hold, packed contiguously, only each block row's diagonal
 /// block and the blocks right of it (about half of A's blocks). Each such block A(I, J) adds
 /// A(I, J) x_J to y_I and, when J != I, A(I, J)^T (alpha x_I) to y_J, which stands for the unread
@@ -113,7 +112,7 @@ KOKKOS_FORCEINLINE_FUNCTION void bsr_symmetric_block_rows(int runtime_b, const O
   }
 }
 
-/// One part of the general kernels (host_block_row, host_padded): rows<B>() runs its block rows
+/// One part of the general kernels (block_row, padded): rows<B>() runs its block rows
 /// with block size B (0: runtime).
 template <bool Padded, class BsrType, class Value, class XView, class YView, class Scalar>
 struct GeneralRows {
@@ -131,7 +130,7 @@ struct GeneralRows {
   }
 };
 
-/// One part of host_symmetric: scales the part's y rows by beta (beta == 0 writes zeros without
+/// One part of the symmetric kernel: scales the part's y rows by beta (beta == 0 writes zeros without
 /// reading y) and zeroes its spill, then runs its block rows.
 template <class Offset, class Ordinal, class Value, class XView, class YView, class Scalar>
 struct SymmetricRows {
@@ -193,7 +192,7 @@ inline void run_part(bool avx2, int b, const Body& body) {
 /// parts: block rows [parts(p), parts(p + 1)) for part p; use_padded: read `padded` (rows of
 /// blocks padded to multiples of 8 scalars) instead of A's values.
 template <class ExecSpace, class BsrType, class Parts, class Padded, class XView, class YView, class Scalar>
-void bsr_spmv(const ExecSpace& space, const BsrType& A, const Parts& parts, const Padded& padded, bool use_padded,
+void bsr_spmv_general(const ExecSpace& space, const BsrType& A, const Parts& parts, const Padded& padded, bool use_padded,
               Scalar alpha, const XView& x, Scalar beta, const YView& y) {
   const auto* values = A.values.data();
   const auto* padded_values = padded.data();
@@ -213,7 +212,7 @@ void bsr_spmv(const ExecSpace& space, const BsrType& A, const Parts& parts, cons
       });
 }
 
-/// host_symmetric: y = alpha A x + beta y reading only the packed diagonal and upper blocks
+/// symmetric: y = alpha A x + beta y reading only the packed diagonal and upper blocks
 /// (work.upper_*; A == A^T, so mode T is the same product). work.parts as above; part p's spill
 /// holds block rows [parts(p + 1), reach(p)) at spill(spill_offset(p)), b scalars each. Two
 /// passes: every part its own block rows, then every part adds the earlier parts' spills that
@@ -248,6 +247,15 @@ void bsr_spmv_symmetric(const ExecSpace& space, int b, const Work& work, Scalar 
           for (int64_t i = lo * b; i < hi * b; ++i) y(i) += s[i - first * b];
         }
       });
+}
+
+/// Backend::native on a host space: block_row, padded (the analysis's parts; padded reads its
+/// padded copy) or symmetric (the packed copy and spills).
+template <class ExecSpace, class BsrType, class XView, class YView, class Scalar>
+void bsr_spmv_apply(const ExecSpace& space, const BsrSpmvAnalysis<BsrType>& an, Scalar alpha, const XView& x,
+                    Scalar beta, const YView& y) {
+  if (an.kernel == BsrKernel::symmetric) return bsr_spmv_symmetric(space, an.A.block_size(), an, alpha, x, beta, y);
+  bsr_spmv_general(space, an.A, an.parts, an.padded, an.kernel == BsrKernel::padded, alpha, x, beta, y);
 }
 
 }  // namespace host

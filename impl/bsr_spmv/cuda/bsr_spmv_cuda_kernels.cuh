@@ -1,7 +1,7 @@
 #pragma once
 // __global__ kernels of the CUDA BSR SpMV family (paper: bsr-spmv, Eberhardt and Hoemmen, adapted
 // to row-major blocks); the launcher, the launch configurations and the reasons for the lane
-// mappings are in impl/bsr/cuda/bsr_spmv_cuda.hpp. Every kernel computes, for each block row I
+// mappings are in impl/bsr_spmv/cuda/bsr_spmv_cuda.hpp. Every kernel computes, for each block row I
 // and each row r < b of it (scalar row I * b + r),
 //   y[row] = beta == 0 ? alpha * sum : beta * y[row] + alpha * sum,
 //   sum    = sum over blocks k of block row I, c < b: values[k*b*b + r*b + c] * x[entries[k]*b + c]
@@ -52,7 +52,7 @@ __device__ __forceinline__ int64_t bsr_warp_count() {
   return static_cast<int64_t>(gridDim.x) * (blockDim.x / bsr_warp_size);
 }
 
-/// Lane layout of cuda_by_block for a compile-time block size B (the warp covers a "tile" of
+/// Lane layout of by_block for a compile-time block size B (the warp covers a "tile" of
 /// rows_per_pass rows x B columns of a block, and blocks_per_step such tiles of consecutive
 /// blocks):
 ///   B*B <= 32 (B <= 5): the whole block is one tile (rows_per_pass = B, passes = 1) and
@@ -78,7 +78,7 @@ struct BsrByBlockShape {
   static_assert(active_lanes <= bsr_warp_size && rows_per_pass * passes >= B, "lane layout");
 };
 
-/// cuda_by_block: one warp per block row; each active lane owns one (row, column) position of a
+/// by_block: one warp per block row; each active lane owns one (row, column) position of a
 /// tile (one per pass) and multiplies its entry of every blocks_per_step-th block of the block row
 /// by x[entries[k] * B + column]. At the end of the block row, per pass: a segmented shuffle-down
 /// sum over the B lanes of a row (the lanes t = row * B .. row * B + B - 1 of a tile), then over
@@ -173,7 +173,7 @@ __device__ __forceinline__ Scalar bsr_rows_warp_sum(Scalar (&acc)[NR], int lane)
 
 __host__ __device__ constexpr int bsr_ilog2(int n) { return n <= 1 ? 0 : 1 + bsr_ilog2(n / 2); }
 
-/// cuda_by_column: one warp per block row; lane l < floor(32 / b) * b owns column c = l % b of
+/// by_column: one warp per block row; lane l < floor(32 / b) * b owns column c = l % b of
 /// every floor(32 / b)-th block of the block row, starting at block l / b. Per block it loads
 /// x[entries[k] * b + c] once and walks the b rows of its column, acc[r] += value(r, c) * x_c;
 /// at a fixed r the warp's loads are the r-th rows of its floor(32 / b) blocks, runs of b
@@ -213,7 +213,7 @@ __global__ void __launch_bounds__(bsr_block_threads)
   }
 }
 
-/// cuda_row_per_thread: a row group of b consecutive lanes per block row (floor(32 / b) groups per
+/// row_per_thread: a row group of b consecutive lanes per block row (floor(32 / b) groups per
 /// warp, lanes past groups * b idle), lane r of a group owns scalar row r. The group walks its
 /// block row in chunks of bsr_x_chunk blocks: lane r loads entry r of each chunk block's x segment
 /// (b contiguous entries of x per block: coalesced) into shared memory, __syncwarp over the group,

@@ -1,15 +1,21 @@
 #pragma once
 // Portable Kokkos BSR SpMV (any execution space): a thread per scalar row (block row I = row / b,
 // row i = row % b inside the block), walking the block row's blocks and the b columns of each.
-// Mode T scatters alpha * A^T x with atomics after scaling y by beta.
+// Mode T scatters alpha * A^T x with atomics after scaling y by beta (every backend's mode T for
+// a matrix not declared symmetric: impl/bsr_spmv/bsr_spmv_dispatch.hpp).
 #include <Kokkos_Core.hpp>
+
+#include "impl/bsr_spmv/bsr_spmv_analysis.hpp"
 
 namespace Sprocket {
 namespace Impl {
 namespace kokkos {
 
+/// Backend::portable's one kernel, row_per_thread: y = alpha * A * x + beta * y.
 template <class ExecSpace, class BsrType, class XView, class YView, class Scalar>
-void bsr_spmv(const ExecSpace& space, const BsrType& A, Scalar alpha, const XView& x, Scalar beta, const YView& y) {
+void bsr_spmv_apply(const ExecSpace& space, const BsrSpmvAnalysis<BsrType>& an, Scalar alpha, const XView& x,
+                    Scalar beta, const YView& y) {
+  const BsrType& A = an.A;
   const int64_t b = A.block_size();
   const auto row_map = A.row_map;
   const auto entries = A.entries;
@@ -27,9 +33,11 @@ void bsr_spmv(const ExecSpace& space, const BsrType& A, Scalar alpha, const XVie
       });
 }
 
+/// y = alpha * A^T * x + beta * y: scales y, then scatters with atomics.
 template <class ExecSpace, class BsrType, class XView, class YView, class Scalar>
-void bsr_spmv_transpose(const ExecSpace& space, const BsrType& A, Scalar alpha, const XView& x, Scalar beta,
-                        const YView& y) {
+void bsr_spmv_transpose(const ExecSpace& space, const BsrSpmvAnalysis<BsrType>& an, Scalar alpha, const XView& x,
+                        Scalar beta, const YView& y) {
+  const BsrType& A = an.A;
   Kokkos::parallel_for(
       "Sprocket::bsr_spmv::transpose_scale", Kokkos::RangePolicy<ExecSpace>(space, 0, y.extent(0)),
       KOKKOS_LAMBDA(const int64_t i) { y(i) = beta == Scalar(0) ? Scalar(0) : beta * y(i); });

@@ -1,5 +1,6 @@
-// The ASpT analysis (paper: aspt-spmm-sddmm, sections 4.1 and 4.3.1): row panels, heavy column
-// segments, 2-D tiles, and the reordering of every row's entries (heavy tile by tile, then light).
+// The ASpT tile layout, the compiled part of the SpMM analysis (spmm_analysis.hpp; paper:
+// aspt-spmm-sddmm, sections 4.1 and 4.3.1): row panels, heavy column segments, 2-D tiles, and the
+// reordering of every row's entries (heavy tile by tile, then light).
 //
 // One pass per panel over its entries, with two column-indexed scratch arrays reused across
 // panels (count and tile of each column) and reset through the list of columns the panel touched,
@@ -16,7 +17,8 @@
 #endif
 
 #include "Sprocket_Error.hpp"
-#include "impl/spmm/aspt_layout.hpp"
+#include "Sprocket_Spmm.hpp"  // first: it includes impl/spmm/spmm_analysis.hpp after its declarations
+#include "impl/spmm/spmm_analysis.hpp"
 
 namespace Sprocket {
 namespace Impl {

@@ -1,4 +1,3 @@
-#pragma once
 // sprocket-bench --kernel spmm: C = alpha A B + beta C with A sparse (CSR) and B, C dense with K
 // columns. Sprocket::SpmmPlan (one line per variant) against, measured interleaved in the same
 // run on the same A, B and C:
@@ -28,50 +27,38 @@
 #include <memory>
 #include <type_traits>
 
-#ifdef KOKKOS_ENABLE_CUDA
-#include <cusparse.h>
-#endif
-
 #include "Sprocket_Crs.hpp"
 #include "Sprocket_Reference.hpp"
 #include "Sprocket_Spmm.hpp"
 #include "Sprocket_Spmv.hpp"
 #include "bench_common.hpp"
+#include "bench_cusparse.hpp"
 #include "bench_matrix_loop.hpp"
-#include "bench_spmv.hpp"  // scalar_name, offset_name; CUDA: cusparse_check, mutable_ptr, WidenColumns
-#include "bench_stream.hpp"
 
 namespace sprocket_bench {
 namespace spmm {
 
-/// Every --variant name: auto, then each forced SpmmKernel (csr_rows, aspt, portable).
+/// Every --variant name: auto, each forced SpmmKernel (csr_rows, aspt), portable (the portable
+/// backend).
 inline std::vector<std::string> variant_names() {
   std::vector<std::string> v{"auto"};
   for (int k = 0; k < Sprocket::num_spmm_kernels; ++k)
     v.push_back(Sprocket::to_string(static_cast<Sprocket::SpmmKernel>(k)));
+  v.push_back("portable");
   return v;
 }
 
 inline Sprocket::SpmmOptions options_for(const std::string& variant) {
   Sprocket::SpmmOptions o;
-  if (variant == "auto") return o;
-  o.kernel = Sprocket::spmm_kernel_from_string(variant);
-  // The portable kernel is reached through the backend switch, as every other operator's.
-  if (o.kernel == Sprocket::SpmmKernel::portable) o.backend = Sprocket::Backend::portable;
+  if (variant == "portable") o.backend = Sprocket::Backend::portable;
+  else o.kernel = Sprocket::spmm_kernel_from_string(variant);  // "auto": automatic
   return o;
 }
-
-inline constexpr bool cusparse_peer_available =
-#ifdef KOKKOS_ENABLE_CUDA
-    std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::Cuda>;
-#else
-    false;
-#endif
 
 /// Without --compare: kk and spmv, plus cusparse where it can run.
 inline std::vector<std::string> default_peers() {
   std::vector<std::string> p{"kk", "spmv"};
-  if (cusparse_peer_available) p.push_back("cusparse");
+  if (cusparse_peer().available) p.push_back("cusparse");
   return p;
 }
 
@@ -86,41 +73,24 @@ template <class Crs, class Mat>
 class CusparseSpmm {
  public:
   using Scalar = typename Crs::non_const_value_type;
-  using Offset = typename Crs::non_const_size_type;
-  static constexpr cudaDataType data_type = std::is_same_v<Scalar, float> ? CUDA_R_32F : CUDA_R_64F;
+  static constexpr cudaDataType data_type = cusparse_data_type<Scalar>;
   static constexpr bool row_major = std::is_same_v<typename Mat::array_layout, Kokkos::LayoutRight>;
 
   CusparseSpmm(const Crs& A, const Mat& B, const Mat& C, Scalar alpha, Scalar beta) : alpha_(alpha), beta_(beta) {
-    SPROCKET_BENCH_CUSPARSE(cusparseCreate(&handle_));
-    SPROCKET_BENCH_CUSPARSE(cusparseSetStream(handle_, Kokkos::Cuda().cuda_stream()));
     SPROCKET_BENCH_CUSPARSE(create_dense(&B_, B));
     SPROCKET_BENCH_CUSPARSE(create_dense(&C_, C));
-    constexpr cusparseIndexType_t offset_type = sizeof(Offset) == 4 ? CUSPARSE_INDEX_32I : CUSPARSE_INDEX_64I;
-    cusparseStatus_t status = create_csr(A, offset_type, CUSPARSE_INDEX_32I, spmv::mutable_ptr(A.graph.entries.data()));
-    if (status == CUSPARSE_STATUS_SUCCESS) status = pick_algorithm();
-    if (status == CUSPARSE_STATUS_NOT_SUPPORTED && offset_type == CUSPARSE_INDEX_64I) {
-      wide_entries_ = Kokkos::View<int64_t*, Kokkos::CudaSpace>("sprocket-bench::cusparse::entries64", A.nnz());
-      Kokkos::parallel_for("sprocket-bench::cusparse::widen",
-                           Kokkos::RangePolicy<Kokkos::Cuda, Kokkos::IndexType<int64_t>>(0, A.nnz()),
-                           spmv::WidenColumns<decltype(wide_entries_), typename Crs::index_type>{wide_entries_,
-                                                                                                 A.graph.entries});
-      Kokkos::fence();
-      note_ = "cuSPARSE refused 64-bit offsets with 32-bit columns: columns widened to 64 bits; ";
-      status = create_csr(A, offset_type, CUSPARSE_INDEX_64I, wide_entries_.data());
-      if (status == CUSPARSE_STATUS_SUCCESS) status = pick_algorithm();
-    }
-    SPROCKET_BENCH_CUSPARSE(status);
+    A_ = std::make_unique<CusparseCsr<Crs>>(A, [this](cusparseSpMatDescr_t a) { return pick_algorithm(a); });
+    if (!A_->note().empty()) note_ = A_->note() + "; " + note_;
   }
   CusparseSpmm(const CusparseSpmm&) = delete;
   CusparseSpmm& operator=(const CusparseSpmm&) = delete;
   ~CusparseSpmm() {
-    if (A_) cusparseDestroySpMat(A_);
+    A_.reset();
     if (B_) cusparseDestroyDnMat(B_);
     if (C_) cusparseDestroyDnMat(C_);
-    if (handle_) cusparseDestroy(handle_);
   }
 
-  void apply() const { SPROCKET_BENCH_CUSPARSE(run(algorithm_, buffer_.data())); }
+  void apply() const { SPROCKET_BENCH_CUSPARSE(run(A_->get(), algorithm_, buffer_.data())); }
   const std::string& note() const { return note_; }
   const std::string& algorithm_name() const { return algorithm_name_; }
 
@@ -130,27 +100,19 @@ class CusparseSpmm {
   cusparseStatus_t create_dense(cusparseDnMatDescr_t* d, const Mat& M) {
     const int64_t ld = row_major ? static_cast<int64_t>(M.stride(0)) : static_cast<int64_t>(M.stride(1));
     return cusparseCreateDnMat(d, static_cast<int64_t>(M.extent(0)), static_cast<int64_t>(M.extent(1)),
-                               std::max<int64_t>(ld, 1), spmv::mutable_ptr(M.data()), data_type,
+                               std::max<int64_t>(ld, 1), mutable_ptr(M.data()), data_type,
                                row_major ? CUSPARSE_ORDER_ROW : CUSPARSE_ORDER_COL);
   }
 
-  cusparseStatus_t create_csr(const Crs& A, cusparseIndexType_t offset_type, cusparseIndexType_t column_type,
-                              void* columns) {
-    if (A_) cusparseDestroySpMat(A_);
-    A_ = nullptr;
-    return cusparseCreateCsr(&A_, A.numRows(), A.numCols(), A.nnz(), spmv::mutable_ptr(A.graph.row_map.data()),
-                             columns, spmv::mutable_ptr(A.values.data()), offset_type, column_type,
-                             CUSPARSE_INDEX_BASE_ZERO, data_type);
+  cusparseStatus_t run(cusparseSpMatDescr_t a, cusparseSpMMAlg_t alg, void* buffer) const {
+    return cusparseSpMM(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha_, a,
+                        B_, &beta_, C_, data_type, alg, buffer);
   }
 
-  cusparseStatus_t run(cusparseSpMMAlg_t alg, void* buffer) const {
-    return cusparseSpMM(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha_, A_, B_,
-                        &beta_, C_, data_type, alg, buffer);
-  }
-
-  // Each algorithm that accepts the problem: buffer, preprocess, one untimed call, the median of
-  // five timed ones. Keeps the fastest; NOT_SUPPORTED when none accepted it.
-  cusparseStatus_t pick_algorithm() {
+  // Each algorithm that accepts the problem with the descriptor `a`: buffer, preprocess, one
+  // untimed call, the median of five timed ones. Keeps the fastest; NOT_SUPPORTED when none
+  // accepted it.
+  cusparseStatus_t pick_algorithm(cusparseSpMatDescr_t a) {
     const std::pair<cusparseSpMMAlg_t, const char*> algorithms[] = {{CUSPARSE_SPMM_ALG_DEFAULT, "alg_default"},
                                                                     {CUSPARSE_SPMM_CSR_ALG1, "csr_alg1"},
                                                                     {CUSPARSE_SPMM_CSR_ALG2, "csr_alg2"},
@@ -162,17 +124,17 @@ class CusparseSpmm {
       const cusparseSpMMAlg_t alg = entry.first;  // a plain variable: lambdas may not capture bindings in C++17
       const char* alg_name = entry.second;
       size_t size = 0;
-      cusparseStatus_t s = cusparseSpMM_bufferSize(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                                   CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha_, A_, B_, &beta_, C_,
+      cusparseStatus_t s = cusparseSpMM_bufferSize(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                                   CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha_, a, B_, &beta_, C_,
                                                    data_type, alg, &size);
       Buffer buffer;
       if (s == CUSPARSE_STATUS_SUCCESS) {
         buffer = Buffer(Kokkos::ViewAllocateWithoutInitializing("sprocket-bench::cusparse::spmm_buffer"),
                         std::max<size_t>(size, 16));
-        s = cusparseSpMM_preprocess(handle_, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                    &alpha_, A_, B_, &beta_, C_, data_type, alg, buffer.data());
+        s = cusparseSpMM_preprocess(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                    &alpha_, a, B_, &beta_, C_, data_type, alg, buffer.data());
       }
-      if (s == CUSPARSE_STATUS_SUCCESS) s = run(alg, buffer.data());
+      if (s == CUSPARSE_STATUS_SUCCESS) s = run(a, alg, buffer.data());
       Kokkos::fence();
       if (s != CUSPARSE_STATUS_SUCCESS) {
         tried += std::string(alg_name) + " refused (" + cusparseGetErrorString(s) + "); ";
@@ -181,7 +143,7 @@ class CusparseSpmm {
       }
       std::vector<double> t;
       for (int r = 0; r < 5; ++r) t.push_back(seconds_of([&] {
-        run(alg, buffer.data());
+        run(a, alg, buffer.data());
         Kokkos::fence();
       }));
       const double median = summarize(t).median;
@@ -199,28 +161,16 @@ class CusparseSpmm {
   }
 
   Scalar alpha_, beta_;
-  cusparseHandle_t handle_ = nullptr;
-  cusparseSpMatDescr_t A_ = nullptr;
+  CusparseHandle handle_;
   cusparseDnMatDescr_t B_ = nullptr;
   cusparseDnMatDescr_t C_ = nullptr;
+  std::unique_ptr<CusparseCsr<Crs>> A_;
   cusparseSpMMAlg_t algorithm_ = CUSPARSE_SPMM_ALG_DEFAULT;
   std::string algorithm_name_;
   Buffer buffer_;
-  Kokkos::View<int64_t*, Kokkos::CudaSpace> wide_entries_;
   std::string note_;
 };
 #endif  // KOKKOS_ENABLE_CUDA
-
-/// One measured implementation of one (K, layout) section.
-struct Candidate {
-  std::string impl;     ///< "sprocket", "kk", "spmv", "cusparse"
-  std::string variant;  ///< ours: our variant; cusparse: the algorithm kept; others: "default"
-  std::function<void()> apply;
-  Record extra;  ///< fields only this implementation has (ours: chosen kernel, tiling, preprocessing)
-  double preprocess_seconds = -1;  ///< ours: plan construction, < 0 otherwise
-  double setup_seconds = -1;       ///< peers' set-up, < 0 when not measured
-  std::string note;
-};
 
 /// The reference result of one K (independent of the layout) and the per-entry tolerance
 /// 64 eps(Scalar) max(1, row length_i) (|alpha| (|A||B|)_ij + |beta C0_ij|), kept as float (a
@@ -239,12 +189,7 @@ template <class Scalar>
 Oracle make_oracle(const Sprocket::HostCsr& host, int64_t K, double alpha, double beta) {
   const int64_t rows = host.num_rows, cols = host.num_cols;
   Sprocket::HostCsr rounded;
-  const Sprocket::HostCsr* A = &host;
-  if (!std::is_same_v<Scalar, double>) {
-    rounded = host;
-    for (double& v : rounded.values) v = static_cast<double>(static_cast<Scalar>(v));
-    A = &rounded;
-  }
+  const Sprocket::HostCsr* A = &rounded_to<Scalar>(host, rounded);
   Oracle o;
   {
     Sprocket::HostDense B(cols, K);
@@ -367,12 +312,11 @@ int run_section(const Args& args, const std::string& name, const Sprocket::HostC
   std::vector<Candidate> candidates;
   for (const auto& ours : plans.ours) {
     const auto plan = ours.plan;
-    Candidate c{"sprocket", ours.variant, [plan, alpha, B, beta, C] { plan->apply("N", alpha, B, beta, C); }, {}, -1,
-                -1, ""};
+    Candidate c = candidate("sprocket", ours.variant, [plan, alpha, B, beta, C] { plan->apply("N", alpha, B, beta, C); });
     const Sprocket::SpmmTiling& tiling = plan->tiling();
     const Sprocket::SpmmTilingStats& stats = plan->stats();
-    c.extra.set("chosen_kernel", Sprocket::to_string(plan->kernel()))
-        .set("panel_rows", tiling.panel_rows)
+    c.plan_keys.set("chosen_kernel", plan_kernel_name(*plan));
+    c.details.set("panel_rows", tiling.panel_rows)
         .set("tile_cols", tiling.tile_cols)
         .set("heavy_threshold", tiling.heavy_threshold)
         .set("min_heavy_fraction", tiling.min_heavy_fraction)
@@ -386,138 +330,67 @@ int run_section(const Args& args, const std::string& name, const Sprocket::HostC
   for (const std::string& peer : peers) {
     if (peer == "kk") {
       candidates.push_back(
-          {"kk", "default", [A, alpha, B, beta, C] { KokkosSparse::spmv("N", alpha, A, B, beta, C); }, {}, -1, -1, ""});
+          candidate("kk", "default", [A, alpha, B, beta, C] { KokkosSparse::spmv("N", alpha, A, B, beta, C); }));
     } else if (peer == "spmv") {
       const auto plan = plans.spmv;
-      candidates.push_back({"spmv", "default", [plan, alpha, B, beta, C] { plan->apply("N", alpha, B, beta, C); }, {},
-                            -1, plans.spmv_setup_seconds, "SpmvPlan applied to each of the K columns"});
+      candidates.push_back(candidate("spmv", "default",
+                                     [plan, alpha, B, beta, C] { plan->apply("N", alpha, B, beta, C); },
+                                     plans.spmv_setup_seconds, "SpmvPlan applied to each of the K columns"));
     } else if (peer == "cusparse") {
 #ifdef KOKKOS_ENABLE_CUDA
       if constexpr (std::is_same_v<Space, Kokkos::Cuda>) {
-        std::shared_ptr<CusparseSpmm<Crs, Mat>> cs;
-        Kokkos::fence();
-        const double setup = seconds_of([&] {
-          cs = std::make_shared<CusparseSpmm<Crs, Mat>>(A, B, C, alpha, beta);
-          Kokkos::fence();
-        });
-        candidates.push_back({"cusparse", cs->algorithm_name(), [cs] { cs->apply(); }, {}, -1, setup, cs->note()});
+        const Timed<CusparseSpmm<Crs, Mat>> cs = construct_timed<CusparseSpmm<Crs, Mat>>(A, B, C, alpha, beta);
+        const auto op = cs.object;
+        candidates.push_back(candidate("cusparse", op->algorithm_name(), [op] { op->apply(); }, cs.seconds, op->note()));
         continue;
       }
 #endif
-      throw std::runtime_error("cusparse needs Kokkos::Cuda as the default execution space (it is " +
-                               std::string(Space::name()) + ")");
+      throw cusparse_needs_cuda<Space>();
     }
   }
-
-  // --check: every candidate once on a poisoned C (NaN; beta != 0: C0), against the reference.
-  std::vector<Record> checks(candidates.size());
-  bool all_ok = true;
-  if (oracle) {
-    auto Ch = Kokkos::create_mirror_view(C);
-    for (size_t c = 0; c < candidates.size(); ++c) {
-      if (beta != Scalar(0)) Kokkos::deep_copy(C, C0);
-      else Kokkos::deep_copy(C, std::numeric_limits<Scalar>::quiet_NaN());
-      candidates[c].apply();
-      Kokkos::fence();
-      Kokkos::deep_copy(Ch, C);
-      all_ok &= check_result(checks[c], Ch, *oracle,
-                             candidates[c].impl + " " + candidates[c].variant + " on " + name + " (K " +
-                                 std::to_string(K) + ", layout " + layout + ")");
-    }
-    if (beta != Scalar(0)) Kokkos::deep_copy(C, C0);
-  }
-
-  std::vector<std::function<void()>> fns;
-  for (const Candidate& c : candidates) fns.push_back(c.apply);
-  const std::vector<Timing> t = time_interleaved(fns, args.warmup, args.repeat);
 
   const double Kd = static_cast<double>(K);
-  const double bytes = static_cast<double>(rows + 1) * sizeof(Offset) +
-                       static_cast<double>(nnz) * (sizeof(int) + sizeof(Scalar)) +
-                       static_cast<double>(cols) * Kd * sizeof(Scalar) +
-                       static_cast<double>(rows) * Kd * sizeof(Scalar) * (beta != Scalar(0) ? 2.0 : 1.0);
-  const double flops = 2.0 * static_cast<double>(nnz) * Kd;
-  auto peer_seconds = [&](const std::string& peer) {
-    for (size_t c = 0; c < candidates.size(); ++c)
-      if (candidates[c].impl == peer) return t[c].median;
-    return std::nan("");
-  };
+  Section section("spmm", name, rows, cols, nnz);
+  section.bytes = static_cast<double>(rows + 1) * sizeof(Offset) +
+                  static_cast<double>(nnz) * (sizeof(int) + sizeof(Scalar)) +
+                  static_cast<double>(cols) * Kd * sizeof(Scalar) +
+                  static_cast<double>(rows) * Kd * sizeof(Scalar) * (beta != Scalar(0) ? 2.0 : 1.0);
+  section.flops = 2.0 * static_cast<double>(nnz) * Kd;
+  section.peers = peers;
+  section.keys.set("k", K).set("layout", layout);
+  section.title_middle = "K " + std::to_string(K) + ", layout " + layout + ", " + human_bytes(section.bytes) +
+                         " per apply, ";
+  section.extra_columns = {{"heavy_fraction", "heavy", "%.3f"},
+                           {"preprocess_seconds", "preproc_s", "%.3g"},
+                           {"preprocess_applies", "preproc_x", "%.2f"}};
 
-  std::vector<Record> records;
-  for (size_t c = 0; c < candidates.size(); ++c) {
-    const double s = t[c].median;
-    const bool ours = candidates[c].impl == "sprocket";
-    Record r;
-    r.set("kernel", "spmm")
-        .set("matrix", name)
-        .set("impl", candidates[c].impl)
-        .set("variant", candidates[c].variant)
-        .set("k", K)
-        .set("layout", layout);
-    if (const auto* f = candidates[c].extra.find("chosen_kernel")) r.set("chosen_kernel", f->text);
-    r.set("seconds", s).set("gbps", bytes / s * 1e-9).set("gflops", flops / s * 1e-9);
-    if (ours)
-      for (const std::string& peer : peers)
-        if (!std::isnan(peer_seconds(peer))) r.set("ratio_vs_" + peer, peer_seconds(peer) / s);
-    if (candidates[c].preprocess_seconds >= 0)
-      r.set("preprocess_seconds", candidates[c].preprocess_seconds)
-          .set("preprocess_applies", candidates[c].preprocess_seconds / s);
-    r.set("rows", rows)
-        .set("cols", cols)
-        .set("nnz", nnz)
-        .set("bytes", static_cast<int64_t>(bytes))
-        .set("repeat", args.repeat)
-        .set("warmup", args.warmup)
-        .set("seconds_min", t[c].min)
-        .set("seconds_max", t[c].max)
-        .set("scalar", spmv::scalar_name<Scalar>())
-        .set("offset", spmv::offset_name<Offset>())
-        .set("space", Space::name())
-        .set("alpha", static_cast<double>(alpha))
-        .set("beta", static_cast<double>(beta));
-    for (const auto& f : candidates[c].extra.fields()) {
-      if (f.key == "chosen_kernel") continue;
-      if (f.kind == Record::Kind::string) r.set(f.key, f.text);
-      else if (f.kind == Record::Kind::integer) r.set(f.key, static_cast<int64_t>(f.number));
-      else r.set(f.key, f.number);
-    }
-    if (candidates[c].setup_seconds >= 0) r.set("setup_seconds", candidates[c].setup_seconds);
-    if (stream_gbps > 0) r.set("stream_fraction", bytes / s * 1e-9 / stream_gbps);
-    for (const auto& f : checks[c].fields()) {
-      if (f.kind == Record::Kind::boolean) r.set(f.key, f.number != 0);
-      else r.set(f.key, f.number);
-    }
-    if (!candidates[c].note.empty()) r.set("note", candidates[c].note);
-    records.push_back(r);
-  }
-
-  std::ostringstream title;
-  title << "spmm  " << name << "  " << rows << " x " << cols << ", nnz " << nnz << ", K " << K << ", layout "
-        << layout << ", " << human_bytes(bytes) << " per apply, " << spmv::scalar_name<Scalar>() << "/"
-        << spmv::offset_name<Offset>() << " on " << Space::name() << ", beta " << static_cast<double>(beta)
-        << ", median of " << args.repeat << " (warm-up " << args.warmup << ")";
-  std::vector<Column> columns{{"impl", "impl"},
-                              {"variant", "variant"},
-                              {"chosen_kernel", "kernel"},
-                              {"seconds", "seconds", "%.4e"},
-                              {"gbps", "GB/s", "%.2f"},
-                              {"gflops", "GFLOP/s", "%.2f"}};
-  for (const std::string& peer : peers) columns.push_back({"ratio_vs_" + peer, "ratio_vs_" + peer, "%.3f"});
-  columns.push_back({"stream_fraction", "of_triad", "%.2f"});
-  columns.push_back({"heavy_fraction", "heavy", "%.3f"});
-  columns.push_back({"preprocess_seconds", "preproc_s", "%.3g"});
-  columns.push_back({"preprocess_applies", "preproc_x", "%.2f"});
-  columns.push_back({"setup_seconds", "setup_s", "%.3g"});
-  columns.push_back({"check", "check"});
-  columns.push_back({"err_norm", "err_norm", "%.1e"});
-  emit_section(args, title.str(), records, columns);
-  return all_ok ? 0 : 1;
+  // --check: every candidate once on a poisoned C (NaN; beta != 0: C0), against the reference.
+  std::function<bool(std::vector<Record>&)> check;
+  if (oracle)
+    check = [&](std::vector<Record>& checks) {
+      bool all_ok = true;
+      auto Ch = Kokkos::create_mirror_view(C);
+      for (size_t c = 0; c < candidates.size(); ++c) {
+        if (beta != Scalar(0)) Kokkos::deep_copy(C, C0);
+        else Kokkos::deep_copy(C, std::numeric_limits<Scalar>::quiet_NaN());
+        candidates[c].apply();
+        Kokkos::fence();
+        Kokkos::deep_copy(Ch, C);
+        all_ok &= check_result(checks[c], Ch, *oracle,
+                               candidates[c].impl + " " + candidates[c].variant + " on " + name + " (K " +
+                                   std::to_string(K) + ", layout " + layout + ")");
+      }
+      if (beta != Scalar(0)) Kokkos::deep_copy(C, C0);
+      return all_ok;
+    };
+  return measure_section<Scalar, Offset, Space>(args, section, candidates, check, stream_gbps);
 }
 
 /// Benchmarks one matrix with Scalar / Offset for every --k and --layout; returns 0, or 1 after a
 /// failed check.
 template <class Scalar, class Offset>
-int run_matrix(const Args& args, const std::string& name, const Sprocket::HostCsr& host, double stream_gbps) {
+int run_matrix(type_tag<Scalar>, type_tag<Offset>, const Args& args, const std::string& name,
+               const Sprocket::HostCsr& host, double stream_gbps) {
   using Space = Kokkos::DefaultExecutionSpace;
   using Device = Kokkos::Device<Space, Space::memory_space>;
   using Crs = KokkosSparse::CrsMatrix<Scalar, int, Device, void, Offset>;
@@ -528,23 +401,15 @@ int run_matrix(const Args& args, const std::string& name, const Sprocket::HostCs
   // The analyses look at A's pattern only: one plan per variant serves every K and layout.
   Plans<Crs> plans;
   for (const std::string& variant : args.variants) {
-    const Sprocket::SpmmOptions options = options_for(variant);
-    typename Plans<Crs>::Ours ours{variant, nullptr, 0};
-    Kokkos::fence();
-    ours.construct_seconds = seconds_of([&] {
-      ours.plan = std::make_shared<Sprocket::SpmmPlan<Crs>>(A, options);
-      Kokkos::fence();
-    });
+    const Timed<Sprocket::SpmmPlan<Crs>> ours = construct_timed<Sprocket::SpmmPlan<Crs>>(A, options_for(variant));
     if (args.describe)
-      info_stream(args) << "describe " << name << " variant " << variant << ":\n" << ours.plan->describe() << "\n";
-    plans.ours.push_back(std::move(ours));
+      info_stream(args) << "describe " << name << " variant " << variant << ":\n" << ours.object->describe() << "\n";
+    plans.ours.push_back({variant, ours.object, ours.seconds});
   }
   if (std::find(peers.begin(), peers.end(), "spmv") != peers.end()) {
-    Kokkos::fence();
-    plans.spmv_setup_seconds = seconds_of([&] {
-      plans.spmv = std::make_shared<Sprocket::SpmvPlan<Crs>>(A);
-      Kokkos::fence();
-    });
+    const Timed<Sprocket::SpmvPlan<Crs>> spmv = construct_timed<Sprocket::SpmvPlan<Crs>>(A);
+    plans.spmv = spmv.object;
+    plans.spmv_setup_seconds = spmv.seconds;
     if (args.describe) info_stream(args) << "describe " << name << " peer spmv:\n" << plans.spmv->describe() << "\n";
   }
 
@@ -563,37 +428,17 @@ int run_matrix(const Args& args, const std::string& name, const Sprocket::HostCs
   return status;
 }
 
-inline int run(const Args& args) {
-  return run_matrices(args, [&](auto scalar, auto offset, const std::string& name, const Sprocket::HostCsr& host,
-                                double stream_gbps) {
-    return run_matrix<typename decltype(scalar)::type, typename decltype(offset)::type>(args, name, host, stream_gbps);
-  });
-}
-
 }  // namespace spmm
 
-inline KernelEntry spmm_entry() {
-  KernelEntry e;
-  e.name = "spmm";
-  e.summary =
+KernelEntry spmm_entry() {
+  return matrix_kernel_entry(
+      "spmm",
       "C = alpha A B + beta C, B and C dense with --k columns (--layout right|left|both): SpmmPlan variants vs kk "
       "(KokkosSparse::spmv rank-2), spmv (SpmvPlan column by column), cusparse (cusparseSpMM, CUDA); default "
-      "--compare kk,spmv (+cusparse on CUDA)";
-  e.variants = spmm::variant_names();
-  e.all_variants = spmm::variant_names();
-  e.default_variant = "auto";
-  e.peers = {{"kk", true, ""},
-             {"spmv", true, ""},
-#ifdef KOKKOS_ENABLE_CUDA
-             {"cusparse", spmm::cusparse_peer_available, "cusparse needs Kokkos::Cuda as the default execution space"}};
-#else
-             {"cusparse", false, "cusparse is only available in CUDA builds (this build runs on " +
-                                     std::string(Kokkos::DefaultExecutionSpace::name()) + ")"}};
-#endif
-  e.uses_matrices = true;
-  e.example = "sprocket-bench --kernel spmm --matrix gen:rmat:scale=16 --k 32,128 --layout both --check";
-  e.run = spmm::run;
-  return e;
+      "--compare kk,spmv (+cusparse on CUDA)",
+      spmm::variant_names(), spmm::variant_names(), {{"kk", true, ""}, {"spmv", true, ""}, cusparse_peer()},
+      "sprocket-bench --kernel spmm --matrix gen:rmat:scale=16 --k 32,128 --layout both --check",
+      [](auto... a) { return spmm::run_matrix(a...); });
 }
 
 }  // namespace sprocket_bench

@@ -1,0 +1,95 @@
+#pragma once
+// BsrSpmvPlan (declared in Sprocket_BsrSpmv.hpp): validates the options, resolves the backend and
+// runs the analysis once at construction (impl/bsr_spmv/bsr_spmv_analysis.hpp); apply() hands
+// every vector to the dispatch (impl/bsr_spmv/bsr_spmv_dispatch.hpp), which makes every routing
+// decision. Device code lives in free functions (nvcc refuses extended lambdas in private member
+// functions).
+#include <Kokkos_Core.hpp>
+#include <sstream>
+#include <string>
+#include <type_traits>
+
+#include "impl/bsr_spmv/bsr_spmv_analysis.hpp"
+#include "impl/bsr_spmv/bsr_spmv_dispatch.hpp"
+
+namespace Sprocket {
+
+template <class BsrType>
+class BsrSpmvPlan : public Impl::LinearOperator<BsrSpmvPlan<BsrType>, typename BsrType::execution_space,
+                                                typename BsrType::value_type> {
+  static_assert(is_bsr_matrix_v<BsrType>, "BsrSpmvPlan: the matrix must be a Sprocket::BsrMatrix");
+  friend class Impl::LinearOperator<BsrSpmvPlan<BsrType>, typename BsrType::execution_space,
+                                    typename BsrType::value_type>;
+
+ public:
+  static constexpr const char* operator_name = "BsrSpmvPlan::apply";
+  using matrix_type = BsrType;
+  using scalar_type = typename BsrType::value_type;
+  using ordinal_type = typename BsrType::ordinal_type;
+  using execution_space = typename BsrType::execution_space;
+  using device_type = typename BsrType::device_type;
+
+  explicit BsrSpmvPlan(const BsrType& A, const BsrSpmvOptions& options = {})
+      : options_(options), choice_(choose(A, options)), analysis_(Impl::make_bsr_spmv_analysis(A, choice_, options)) {}
+
+  /// After A's values changed (same pattern): checks a matrix declared symmetric again (throws
+  /// InvalidArgument if it no longer is) and refreshes the copies the padded and symmetric kernels
+  /// read. A no-op for the other plans, whose kernels read A's values directly.
+  void update_values() { Impl::bsr_spmv_update_values(analysis_); }
+
+  int64_t num_rows() const { return analysis_.A.numRows(); }
+  int64_t num_cols() const { return analysis_.A.numCols(); }
+
+  BsrKernel kernel() const { return choice_.kernel; }
+  /// The resolved backend: Backend::native or Backend::portable.
+  Backend backend() const { return choice_.backend; }
+  const BsrType& matrix() const { return analysis_.A; }
+
+  std::string describe() const {
+    const BsrType& A = analysis_.A;
+    std::ostringstream os;
+    os << "BsrSpmvPlan<" << (std::is_same_v<scalar_type, float> ? "float" : "double") << "> on "
+       << execution_space::name() << "\n  " << A.num_block_rows() << " x " << A.num_block_cols() << " blocks of "
+       << A.block_size() << "x" << A.block_size() << ", " << A.num_blocks() << " stored blocks (" << A.nnz()
+       << " scalars)\n  kernel " << to_string(choice_.kernel) << ", backend " << to_string(choice_.backend);
+    if (choice_.backend == Backend::native)
+      os << " (" << (Impl::is_host_space_v<execution_space> ? "host" : "CUDA") << ")";
+    os << ": " << choice_.why;
+    if (analysis_.num_parts > 0) os << "\n  " << analysis_.num_parts << " host parts";
+    if (choice_.kernel == BsrKernel::padded) os << ", block rows padded to " << (A.block_size() + 7) / 8 * 8 << " scalars";
+    if (choice_.kernel == BsrKernel::symmetric)
+      os << "\n  reads a packed copy of the diagonal and upper blocks only: " << analysis_.upper_entries.extent(0)
+         << " of " << A.num_blocks() << " stored blocks (refreshed by update_values()); " << analysis_.spill.extent(0)
+         << " scalars of spill workspace";
+    if (options_.symmetric)
+      os << "\n  declared symmetric (checked at analysis): mode T runs the mode N kernel\n";
+    else
+      os << "\n  mode T: atomic scatter (portable backend)\n";
+    return os.str();
+  }
+
+ private:
+  static Impl::BsrSpmvChoice choose(const BsrType& A, const BsrSpmvOptions& options) {
+    Impl::check_bsr_spmv_options(options);
+    const Backend backend = Impl::bsr_spmv_resolve_backend<execution_space>(options.backend);
+    Impl::BsrSpmvTarget target;
+    target.host = Impl::is_host_space_v<execution_space>;
+    target.cuda = Impl::is_cuda_space_v<execution_space>;
+    target.space_name = execution_space::name();
+    target.block_size = A.block_size();
+    target.value_bytes = int64_t(A.values.extent(0)) * int64_t(sizeof(scalar_type));
+    return Impl::bsr_spmv_choose(options, backend, target);
+  }
+
+  template <class XView, class YView>
+  void apply_vector(const execution_space& space, Mode mode, scalar_type alpha, const XView& x, scalar_type beta,
+                    const YView& y) const {
+    Impl::bsr_spmv_dispatch(space, analysis_, mode, alpha, x, beta, y);
+  }
+
+  BsrSpmvOptions options_;
+  Impl::BsrSpmvChoice choice_;
+  Impl::BsrSpmvAnalysis<BsrType> analysis_;
+};
+
+}  // namespace Sprocket

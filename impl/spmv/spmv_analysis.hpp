@@ -1,0 +1,341 @@
+#pragma once
+// SpMV analysis: what SpmvPlan computes once per sparsity pattern, on the host.
+//
+//  1. The schedule (impl/spmv/spmv_analysis.cpp, SpmvSchedule): features, virtual rows, bins and
+//     their kernels (model, forced, autotune or an explicit decision), and on the host target
+//     where the kernels read column indices from and whether they prefetch x. Every decision is
+//     taken here; what it needs from A's column indices (row patterns, bandwidth) it asks for
+//     through SpmvIndexFacts, computed on demand and at most once per plan (SpmvColumnIndexCopies).
+//  2. The device-side analysis every backend reads, SpmvAnalysis: A's Views plus the schedule in
+//     the plan's memory space (SpmvDeviceSchedule). make_spmv_analysis only copies decisions
+//     already taken; the layouts it derives (split-row chunks, the host threads' nnz-balanced
+//     parts) follow from the schedule by fixed rules.
+//
+// The device schedule:
+//  - vrow_bounds: row boundaries of the virtual rows;
+//  - bins: one entry per non-split bin, with the list of its virtual rows (GPU and portable
+//    executors launch one kernel per bin);
+//  - split rows: rows cut into chunks of `split_chunk` entries, each chunk reduced by one team and
+//    added into y atomically after y(row) was scaled by beta;
+//  - host executor: the kernel of each virtual row and an nnz-balanced cut of the virtual rows
+//    into contiguous parts, one per host thread, so each thread streams through its rows in order;
+//    team_per_row virtual rows join the split rows there (a row split across threads).
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "Sprocket_CsrUtils.hpp"
+#include "Sprocket_Spmv.hpp"
+#include "impl/common/host_analysis.hpp"
+
+namespace Sprocket {
+namespace Impl {
+
+/// Throws InvalidArgument naming the first bad option (impl/spmv/spmv_options.cpp).
+void check_spmv_options(const SpmvOptions& options);
+
+/// What the host target's column-index decision reads from A's column indices.
+struct SpmvRowPatternCount {
+  int64_t count = -1, offsets = -1;  ///< distinct patterns and their offsets (where counting stopped)
+  bool fits = false;                 ///< within SpmvSchedule::max_row_patterns / max_row_pattern_offsets
+};
+struct SpmvOffsets16Fit {
+  int64_t bandwidth = -1;  ///< max |col - row|
+  bool fits = false;       ///< every |col - row| <= 32767 (and A has entries)
+};
+/// The facts, each computed on demand (a decision that does not need one never pays for it).
+struct SpmvIndexFacts {
+  int64_t scalar_bytes = 8;  ///< sizeof the plan's scalar: x takes scalar_bytes * cols
+  std::function<SpmvRowPatternCount()> row_patterns;
+  std::function<SpmvOffsets16Fit()> offsets16;
+};
+
+/// The whole schedule: bins from `decision` (nullptr: the model's, adjusted by the options), then
+/// with `facts` (nullptr: A's indices unknown, nothing decided) the column indices and x prefetch.
+SpmvSchedule spmv_schedule(const std::vector<int64_t>& row_map, int64_t num_cols, const SpmvOptions& options,
+                           SpmvTarget target, const SpmvDecision* decision, SpmvDecidedBy decided_by,
+                           const std::string& decision_detail, const SpmvIndexFacts* facts);
+
+template <class Ordinal, class Device>
+struct SpmvBinDevice {
+  SpmvKernel kernel = SpmvKernel::thread_per_row;
+  int64_t num_vrows = 0;
+  int64_t rows_per_vrow = 1;  ///< upper bound: U (1 for split rows)
+  int64_t max_row = 0;
+  Kokkos::View<Ordinal*, Device> vrows;
+};
+
+template <class Ordinal, class Device>
+struct SpmvDeviceSchedule {
+  using ordinal_view = Kokkos::View<Ordinal*, Device>;
+  ordinal_view vrow_bounds;
+  std::vector<SpmvBinDevice<Ordinal, Device>> bins;
+
+  int64_t num_split_rows = 0;
+  int64_t num_split_chunks = 0;
+  int64_t split_chunk = 1;
+  ordinal_view split_rows;                        ///< the rows handled by chunks
+  Kokkos::View<int64_t*, Device> split_chunk_begin;  ///< first chunk of each split row (n + 1)
+  ordinal_view chunk_split_index;                 ///< which split row each chunk belongs to
+
+  /// Host executor: col - row of every entry when SpmvSchedule::compressed_indices, else empty.
+  Kokkos::View<int16_t*, Device> col_offsets;
+  /// Host executor, SpmvSchedule::row_patterns: pattern of each row, and pattern p's offsets
+  /// col - row at pattern_offsets[pattern_begin(p), pattern_begin(p + 1)); else empty.
+  Kokkos::View<uint16_t*, Device> row_pattern;
+  Kokkos::View<int32_t*, Device> pattern_begin;
+  Kokkos::View<int32_t*, Device> pattern_offsets;
+  /// Host executor: SpmvSchedule::x_prefetch_distance (0: no x prefetch).
+  int64_t x_prefetch_distance = 0;
+
+  // Host executor only.
+  Kokkos::View<uint8_t*, Device> vrow_kernel;     ///< SpmvKernel of each virtual row
+  int64_t num_parts = 0;                          ///< host threads' parts (0: not built)
+  Kokkos::View<int64_t*, Device> part_begin;      ///< part p: virtual rows [part_begin(p), part_begin(p+1))
+};
+
+/// What every backend's spmv_apply reads: the target the schedule was built for, A's Views (the
+/// plan keeps A's Views, not a copy, so value updates are seen) and the device schedule.
+template <class CrsType>
+struct SpmvAnalysis {
+  using ordinal_type = typename CrsType::non_const_ordinal_type;
+  using device_type = typename CrsType::device_type;
+  SpmvTarget target = SpmvTarget::host;
+  CrsType A;
+  SpmvDeviceSchedule<ordinal_type, device_type> schedule;
+};
+
+/// Mode T with SpmvTranspose::cached: A^T's analysis, and for each entry of A^T the index of its
+/// entry in A (A^T's values are refreshed from A's before every transposed apply).
+template <class CrsType>
+struct SpmvTransposeAnalysis {
+  SpmvAnalysis<CrsType> analysis;
+  Kokkos::View<typename CrsType::non_const_size_type*, typename CrsType::device_type> source;
+};
+
+/// A^T with the same CrsMatrix type, and for every entry of A^T the index of its entry in A.
+template <class CrsType>
+std::pair<CrsType, Kokkos::View<typename CrsType::non_const_size_type*, typename CrsType::device_type>>
+transpose_with_source(const CrsType& A) {
+  // Transposing a copy whose values are the entry indices (exact in double up to 2^53) yields
+  // the permutation for free.
+  HostCsr host = to_host_csr(A);
+  for (size_t k = 0; k < host.values.size(); ++k) host.values[k] = static_cast<double>(k);
+  const HostCsr t = transpose(host);
+  using Offset = typename CrsType::non_const_size_type;
+  const auto source =
+      to_device_view<Offset, typename CrsType::device_type>(t.values, "Sprocket::spmv::transpose_source");
+  CrsType At = to_crs<CrsType>(t, "Sprocket::spmv::transpose");
+  return {At, source};
+}
+
+/// col - row for every entry of A as int16, or an empty View when some |col - row| > 32767.
+/// Also returns the bandwidth max |col - row|.
+template <class CrsType>
+std::pair<Kokkos::View<int16_t*, typename CrsType::device_type>, int64_t> compress_columns(
+    const CrsType& A, const std::vector<int64_t>& row_map) {
+  auto entries = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.graph.entries);
+  int64_t bandwidth = 0;
+  for (int64_t r = 0; r + 1 < static_cast<int64_t>(row_map.size()); ++r)
+    for (int64_t k = row_map[r]; k < row_map[r + 1]; ++k)
+      bandwidth = std::max<int64_t>(bandwidth, std::abs(static_cast<int64_t>(entries(k)) - r));
+  if (bandwidth > 32767) return {{}, bandwidth};
+  std::vector<int16_t> offsets(entries.extent(0));
+  for (int64_t r = 0; r + 1 < static_cast<int64_t>(row_map.size()); ++r)
+    for (int64_t k = row_map[r]; k < row_map[r + 1]; ++k)
+      offsets[k] = static_cast<int16_t>(static_cast<int64_t>(entries(k)) - r);
+  return {to_device_view<int16_t, typename CrsType::device_type>(offsets, "Sprocket::spmv::col_offsets"), bandwidth};
+}
+
+/// The row-pattern dictionary of A (SpmvOptions::IndexCompression::row_patterns): the pattern of
+/// every row, and for pattern p its offsets col - row, in stored order, at
+/// offsets[begin(p), begin(p + 1)). `usable` is false (and the Views empty) when A has more
+/// patterns or offsets than the limits; counting then stops where the first limit was passed.
+template <class Device>
+struct RowPatterns {
+  static constexpr int64_t max_patterns = SpmvSchedule::max_row_patterns;
+  static constexpr int64_t max_offsets = SpmvSchedule::max_row_pattern_offsets;
+  Kokkos::View<uint16_t*, Device> row_pattern;
+  Kokkos::View<int32_t*, Device> begin;
+  Kokkos::View<int32_t*, Device> offsets;
+  int64_t count = 0, total_offsets = 0;
+  bool usable = false;
+};
+
+template <class CrsType>
+RowPatterns<typename CrsType::device_type> find_row_patterns(const CrsType& A, const std::vector<int64_t>& row_map) {
+  using Device = typename CrsType::device_type;
+  using Result = RowPatterns<Device>;
+  auto entries = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.graph.entries);
+  const int64_t n = static_cast<int64_t>(row_map.size()) - 1;
+  std::vector<int32_t> begin{0}, offsets;
+  std::vector<uint16_t> row_pattern(std::max<int64_t>(n, 0));
+  std::unordered_multimap<uint64_t, int32_t> by_hash;  // hash of the offsets -> pattern ids
+  Result result;
+  for (int64_t r = 0; r < n; ++r) {
+    const int64_t k0 = row_map[r], len = row_map[r + 1] - k0;
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(len);
+    for (int64_t j = 0; j < len; ++j)
+      h = (h ^ static_cast<uint64_t>(static_cast<int64_t>(entries(k0 + j)) - r)) * 0x100000001B3ull;
+    int32_t id = -1;
+    for (auto [it, end] = by_hash.equal_range(h); it != end && id < 0; ++it) {
+      const int32_t p = it->second;
+      if (begin[p + 1] - begin[p] != len) continue;
+      bool same = true;
+      for (int64_t j = 0; j < len && same; ++j)
+        same = offsets[begin[p] + j] == static_cast<int64_t>(entries(k0 + j)) - r;
+      if (same) id = p;
+    }
+    if (id < 0) {
+      id = static_cast<int32_t>(begin.size()) - 1;
+      if (id + 1 > Result::max_patterns || static_cast<int64_t>(offsets.size()) + len > Result::max_offsets) {
+        result.count = id + 1;
+        result.total_offsets = static_cast<int64_t>(offsets.size()) + len;
+        return result;
+      }
+      for (int64_t j = 0; j < len; ++j) offsets.push_back(static_cast<int32_t>(static_cast<int64_t>(entries(k0 + j)) - r));
+      begin.push_back(static_cast<int32_t>(offsets.size()));
+      by_hash.emplace(h, id);
+    }
+    row_pattern[r] = static_cast<uint16_t>(id);
+  }
+  result.count = static_cast<int64_t>(begin.size()) - 1;
+  result.total_offsets = static_cast<int64_t>(offsets.size());
+  result.usable = true;
+  result.row_pattern = to_device_view<uint16_t, Device>(row_pattern, "Sprocket::spmv::row_pattern");
+  result.begin = to_device_view<int32_t, Device>(begin, "Sprocket::spmv::pattern_begin");
+  result.offsets = to_device_view<int32_t, Device>(offsets, "Sprocket::spmv::pattern_offsets");
+  return result;
+}
+
+/// The column-index copies a plan may read instead of A's indices, each computed at most once
+/// (the autotune candidates share them): the row-pattern dictionary and the 16-bit offsets.
+template <class Device>
+struct SpmvColumnIndexCopies {
+  bool patterns_counted = false;
+  RowPatterns<Device> patterns;
+  bool offsets_computed = false;
+  Kokkos::View<int16_t*, Device> col_offsets;
+  int64_t bandwidth = -1;
+};
+
+/// The host-side analysis of A: the schedule with every decision (see spmv_schedule), asking
+/// `copies` for the facts of A's column indices. `decision` nullptr: the model's.
+template <class CrsType>
+SpmvSchedule analyze_spmv(const CrsType& A, const std::vector<int64_t>& row_map, const SpmvOptions& options,
+                          SpmvTarget target, SpmvColumnIndexCopies<typename CrsType::device_type>& copies,
+                          const SpmvDecision* decision = nullptr, SpmvDecidedBy decided_by = SpmvDecidedBy::model,
+                          const std::string& decision_detail = "") {
+  SpmvIndexFacts facts;
+  facts.scalar_bytes = static_cast<int64_t>(sizeof(typename CrsType::non_const_value_type));
+  facts.row_patterns = [&]() {
+    if (!copies.patterns_counted) {
+      copies.patterns = find_row_patterns(A, row_map);
+      copies.patterns_counted = true;
+    }
+    return SpmvRowPatternCount{copies.patterns.count, copies.patterns.total_offsets, copies.patterns.usable};
+  };
+  facts.offsets16 = [&]() {
+    if (!copies.offsets_computed) {
+      std::tie(copies.col_offsets, copies.bandwidth) = compress_columns(A, row_map);
+      copies.offsets_computed = true;
+    }
+    return SpmvOffsets16Fit{copies.bandwidth, copies.col_offsets.extent(0) > 0};
+  };
+  return spmv_schedule(row_map, A.numCols(), options, target, decision, decided_by, decision_detail, &facts);
+}
+
+/// The schedule in the plan's memory space. `host_parts` > 0 also builds the host executor's
+/// partition into that many parts.
+template <class Ordinal, class Device>
+SpmvDeviceSchedule<Ordinal, Device> make_device_schedule(const SpmvSchedule& s,
+                                                        const std::vector<int64_t>& row_map,
+                                                        int host_parts) {
+  SpmvDeviceSchedule<Ordinal, Device> d;
+  const bool host_target = s.target == SpmvTarget::host;
+  d.vrow_bounds = to_device_view<Ordinal, Device>(s.vrow_bounds, "Sprocket::spmv::vrow_bounds");
+
+  std::vector<int64_t> split_rows;
+  std::vector<uint8_t> vrow_kernel(s.num_vrows(), 0);
+  for (const auto& bin : s.bins) {
+    const bool to_split = bin.kernel == SpmvKernel::split_row ||
+                          (host_target && bin.kernel == SpmvKernel::team_per_row);
+    for (int64_t v : bin.vrows) vrow_kernel[v] = static_cast<uint8_t>(to_split ? SpmvKernel::split_row : bin.kernel);
+    if (to_split) {
+      for (int64_t v : bin.vrows)
+        for (int64_t r = s.vrow_bounds[v]; r < s.vrow_bounds[v + 1]; ++r) split_rows.push_back(r);
+      continue;
+    }
+    SpmvBinDevice<Ordinal, Device> b;
+    b.kernel = bin.kernel;
+    b.num_vrows = static_cast<int64_t>(bin.vrows.size());
+    b.rows_per_vrow = s.virtual_row_size;
+    b.max_row = bin.max_row;
+    b.vrows = to_device_view<Ordinal, Device>(bin.vrows, "Sprocket::spmv::bin_vrows");
+    d.bins.push_back(b);
+  }
+  std::sort(split_rows.begin(), split_rows.end());
+
+  d.split_chunk = s.split_chunk > 0 ? s.split_chunk : 4096;
+  d.num_split_rows = static_cast<int64_t>(split_rows.size());
+  std::vector<int64_t> chunk_begin(split_rows.size() + 1, 0), chunk_index;
+  for (size_t i = 0; i < split_rows.size(); ++i) {
+    const int64_t len = row_map[split_rows[i] + 1] - row_map[split_rows[i]];
+    const int64_t chunks = std::max<int64_t>(1, (len + d.split_chunk - 1) / d.split_chunk);
+    chunk_begin[i + 1] = chunk_begin[i] + chunks;
+    for (int64_t c = 0; c < chunks; ++c) chunk_index.push_back(static_cast<int64_t>(i));
+  }
+  d.num_split_chunks = chunk_begin.back();
+  d.split_rows = to_device_view<Ordinal, Device>(split_rows, "Sprocket::spmv::split_rows");
+  d.chunk_split_index = to_device_view<Ordinal, Device>(chunk_index, "Sprocket::spmv::chunk_split_index");
+  d.split_chunk_begin = to_device_view<int64_t, Device>(chunk_begin, "Sprocket::spmv::split_chunk_begin");
+
+  if (host_parts > 0) {
+    // nnz-balanced contiguous parts; a row also costs a little (row_map read, y write), counted
+    // as 2 entries. Split rows cost nothing here: their chunks are shared by all threads.
+    const int64_t nv = s.num_vrows();
+    std::vector<int64_t> cost(nv + 1, 0);
+    for (int64_t v = 0; v < nv; ++v) {
+      const int64_t r0 = s.vrow_bounds[v], r1 = s.vrow_bounds[v + 1];
+      const int64_t c = vrow_kernel[v] == static_cast<uint8_t>(SpmvKernel::split_row)
+                            ? 0
+                            : (row_map[r1] - row_map[r0]) + 2 * (r1 - r0);
+      cost[v + 1] = cost[v] + c;
+    }
+    d.num_parts = host_parts;
+    d.part_begin = to_device_view<int64_t, Device>(balanced_parts(cost, host_parts), "Sprocket::spmv::part_begin");
+    d.vrow_kernel = to_device_view<uint8_t, Device>(vrow_kernel, "Sprocket::spmv::vrow_kernel");
+  }
+  return d;
+}
+
+/// The device-side analysis: a copy of the schedule's decisions, with the column-index copies
+/// the schedule chose (computed by analyze_spmv, which took the decision).
+template <class CrsType>
+SpmvAnalysis<CrsType> make_spmv_analysis(const CrsType& A, const SpmvSchedule& s, const std::vector<int64_t>& row_map,
+                                         const SpmvColumnIndexCopies<typename CrsType::device_type>& copies) {
+  using execution_space = typename CrsType::execution_space;
+  SpmvAnalysis<CrsType> a;
+  a.target = s.target;
+  a.A = A;
+  const int parts = s.target == SpmvTarget::host ? std::max(1, execution_space().concurrency()) : 0;
+  a.schedule = make_device_schedule<typename SpmvAnalysis<CrsType>::ordinal_type,
+                                    typename CrsType::device_type>(s, row_map, parts);
+  if (s.row_patterns) {
+    a.schedule.row_pattern = copies.patterns.row_pattern;
+    a.schedule.pattern_begin = copies.patterns.begin;
+    a.schedule.pattern_offsets = copies.patterns.offsets;
+  }
+  if (s.compressed_indices) a.schedule.col_offsets = copies.col_offsets;
+  a.schedule.x_prefetch_distance = s.x_prefetch_distance;
+  return a;
+}
+
+}  // namespace Impl
+}  // namespace Sprocket

@@ -1,0 +1,92 @@
+#pragma once
+// SpmvOptions::autotune: measures the model's decision against nearby alternatives at analysis
+// time and keeps the fastest. A free function over the plan's analysis inputs; SpmvPlan calls it
+// after its model schedule when autotune is on and no kernel is forced.
+//
+// Candidates: the model's decision; the model's with U / 4, U * 4, U / 16, U * 16; a single bin
+// of each of thread_per_row, subvector2, subvector4, subvector8, subvector32. Each runs once to
+// warm up, then SpmvOptions::autotune_repeats times (y = A x on x = 1); the median decides.
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <chrono>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "impl/spmv/spmv_analysis.hpp"
+#include "impl/spmv/spmv_dispatch.hpp"
+
+namespace Sprocket {
+namespace Impl {
+
+template <class CrsType>
+struct SpmvAutotuneResult {
+  SpmvSchedule schedule;          ///< the fastest candidate's (decided_by autotune, its name in detail)
+  SpmvAnalysis<CrsType> analysis;
+  std::string report;             ///< every candidate's median, for describe()
+};
+
+template <class CrsType>
+SpmvAutotuneResult<CrsType> spmv_autotune(const CrsType& A, const std::vector<int64_t>& row_map,
+                                          const SpmvOptions& options, SpmvTarget target,
+                                          SpmvColumnIndexCopies<typename CrsType::device_type>& copies) {
+  using scalar_type = typename CrsType::non_const_value_type;
+  using execution_space = typename CrsType::execution_space;
+  const SpmvDecision base = spmv_model_decide(spmv_features(row_map, A.numCols()), target);
+  std::vector<std::pair<SpmvDecision, std::string>> candidates{{base, "model"}};
+  for (int factor : {4, 16}) {
+    SpmvDecision d = base;
+    d.virtual_row_size = std::max(1, base.virtual_row_size / factor);
+    candidates.push_back({d, "model, U/" + std::to_string(factor)});
+    d.virtual_row_size = std::min(1 << 20, base.virtual_row_size * factor);
+    candidates.push_back({d, "model, U*" + std::to_string(factor)});
+  }
+  for (SpmvKernel k : {SpmvKernel::thread_per_row, SpmvKernel::subvector2, SpmvKernel::subvector4,
+                       SpmvKernel::subvector8, SpmvKernel::subvector32}) {
+    SpmvDecision d = base;
+    d.single_bin = true;
+    d.single_bin_kernel = k;
+    candidates.push_back({d, std::string("single bin, ") + to_string(k)});
+  }
+  using Vector = Kokkos::View<scalar_type*, typename CrsType::device_type>;
+  Vector x("Sprocket::spmv::autotune_x", A.numCols()), y("Sprocket::spmv::autotune_y", A.numRows());
+  Kokkos::deep_copy(x, scalar_type(1));
+  const execution_space space;
+  const auto no_transpose = []() -> const SpmvTransposeAnalysis<CrsType>& {
+    throw InvalidArgument("Sprocket::spmv autotune: mode N only");
+  };
+  auto run = [&](const SpmvAnalysis<CrsType>& a) {
+    spmv_dispatch(space, Mode::N, options.transpose, a, no_transpose, scalar_type(1), x, scalar_type(0), y);
+  };
+  SpmvAutotuneResult<CrsType> result;
+  std::ostringstream report;
+  report << "autotune (median of " << options.autotune_repeats << " applies):\n";
+  double best = 1e300;
+  for (auto& [decision, name] : candidates) {
+    SpmvSchedule s = analyze_spmv(A, row_map, options, target, copies, &decision, SpmvDecidedBy::autotune, name);
+    SpmvAnalysis<CrsType> a = make_spmv_analysis(A, s, row_map, copies);
+    run(a);  // warm-up
+    std::vector<double> t;
+    for (int r = 0; r < std::max(1, options.autotune_repeats); ++r) {
+      space.fence();
+      const auto t0 = std::chrono::steady_clock::now();
+      run(a);
+      space.fence();
+      t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
+    const double median = t[t.size() / 2];
+    report << "  " << name << ": " << median * 1e3 << " ms\n";
+    if (median < best) {
+      best = median;
+      result.schedule = std::move(s);
+      result.analysis = std::move(a);
+    }
+  }
+  result.report = report.str();
+  return result;
+}
+
+}  // namespace Impl
+}  // namespace Sprocket

@@ -1,0 +1,464 @@
+// sprocket-bench (perf_tests/sprocket_bench.cpp) as a user runs it: the JSON-lines contract of
+// perf_tests/README.md for every kernel (spmv, bsr, spmm, stream) on tiny generated matrices with
+// --check and few repeats: every line a flat JSON object, the keys every line must have and their
+// value types (the integers without a fraction), the keys only our lines have (ratio_vs_<peer>,
+// chosen_kernel, decided_by, setup_seconds, ...), --check passing on every line, and the exit
+// status: 0 on success, 1 on an unreadable matrix, 2 with a message naming the problem on bad
+// usage. Timings themselves are not judged (a shared machine), only that they are consistent.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Output {
+  std::string out;  // stdout
+  std::string err;  // stderr
+  int status = -1;  // exit status
+};
+
+/// Runs sprocket-bench with `args`; `environment` (e.g. "env -u OMP_PROC_BIND") goes before it.
+Output run_bench(const std::string& args, const std::string& environment = "") {
+  char err_path[] = "/tmp/test_sprocket_bench_XXXXXX";
+  const int fd = mkstemp(err_path);
+  Output out;
+  if (fd < 0) return out;
+  close(fd);
+  const std::string command =
+      (environment.empty() ? "" : environment + " ") + std::string(SPROCKET_BENCH_BINARY) + " " + args + " 2>" + err_path;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe) {
+    char buffer[4096];
+    while (fgets(buffer, sizeof buffer, pipe)) out.out += buffer;
+    const int status = pclose(pipe);
+    out.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  std::ifstream err(err_path);
+  std::stringstream ss;
+  ss << err.rdbuf();
+  out.err = ss.str();
+  std::remove(err_path);
+  return out;
+}
+
+/// One value of a flat JSON object: its type and its text (strings unescaped, others as written).
+struct Value {
+  enum Type { string, number, boolean, null } type = null;
+  std::string text;
+  bool is_integer() const { return type == number && text.find_first_of(".eE") == std::string::npos; }
+  double num() const { return std::stod(text); }
+};
+using Object = std::map<std::string, Value>;
+
+/// Parses one line holding a flat JSON object (what sprocket-bench prints); false on anything else.
+bool parse_object(const std::string& line, Object& obj, std::vector<std::string>& order) {
+  size_t i = 0;
+  auto skip = [&] {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+  };
+  auto parse_string = [&](std::string& s) {
+    if (i >= line.size() || line[i] != '"') return false;
+    for (++i; i < line.size(); ++i) {
+      const char c = line[i];
+      if (c == '"') {
+        ++i;
+        return true;
+      }
+      if (c == '\\') {
+        if (++i >= line.size()) return false;
+        const char e = line[i];
+        if (e == 'n') s += '\n';
+        else if (e == 't') s += '\t';
+        else if (e == 'r') s += '\r';
+        else if (e == 'u') {
+          if (i + 4 >= line.size()) return false;
+          s += static_cast<char>(std::stoi(line.substr(i + 1, 4), nullptr, 16));
+          i += 4;
+        } else s += e;
+      } else {
+        s += c;
+      }
+    }
+    return false;
+  };
+  skip();
+  if (i >= line.size() || line[i++] != '{') return false;
+  skip();
+  if (i < line.size() && line[i] == '}') return ++i == line.size();
+  while (true) {
+    skip();
+    std::string key;
+    if (!parse_string(key) || obj.count(key)) return false;
+    skip();
+    if (i >= line.size() || line[i++] != ':') return false;
+    skip();
+    Value v;
+    if (i < line.size() && line[i] == '"') {
+      v.type = Value::string;
+      if (!parse_string(v.text)) return false;
+    } else {
+      const size_t end = line.find_first_of(",}", i);
+      if (end == std::string::npos) return false;
+      v.text = line.substr(i, end - i);
+      while (!v.text.empty() && v.text.back() == ' ') v.text.pop_back();
+      i = end;
+      if (v.text == "true" || v.text == "false") v.type = Value::boolean;
+      else if (v.text == "null") v.type = Value::null;
+      else {
+        char* stop = nullptr;
+        std::strtod(v.text.c_str(), &stop);
+        if (v.text.empty() || *stop != '\0') return false;
+        v.type = Value::number;
+      }
+    }
+    obj[key] = v;
+    order.push_back(key);
+    skip();
+    if (i >= line.size()) return false;
+    if (line[i] == ',') {
+      ++i;
+      continue;
+    }
+    if (line[i] == '}') return ++i == line.size();
+    return false;
+  }
+}
+
+/// Every stdout line of a --json run, parsed; a line that is not a flat object fails the test.
+std::vector<Object> json_lines(const Output& out) {
+  std::vector<Object> records;
+  std::istringstream in(out.out);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    Object obj;
+    std::vector<std::string> order;
+    EXPECT_TRUE(parse_object(line, obj, order)) << "not a flat JSON object: " << line;
+    records.push_back(obj);
+  }
+  return records;
+}
+
+std::string show(const Object& r) {
+  std::string s = "{";
+  for (const auto& [k, v] : r) s += k + ":" + v.text + " ";
+  return s + "}";
+}
+
+void expect_string(const Object& r, const std::string& key) {
+  const auto it = r.find(key);
+  ASSERT_NE(it, r.end()) << "missing " << key << " in " << show(r);
+  EXPECT_EQ(it->second.type, Value::string) << key << " in " << show(r);
+  EXPECT_FALSE(it->second.text.empty()) << key << " in " << show(r);
+}
+void expect_number(const Object& r, const std::string& key) {
+  const auto it = r.find(key);
+  ASSERT_NE(it, r.end()) << "missing " << key << " in " << show(r);
+  EXPECT_EQ(it->second.type, Value::number) << key << " in " << show(r);
+}
+void expect_integer(const Object& r, const std::string& key) {
+  const auto it = r.find(key);
+  ASSERT_NE(it, r.end()) << "missing " << key << " in " << show(r);
+  EXPECT_TRUE(it->second.is_integer()) << key << " in " << show(r);
+}
+void expect_boolean(const Object& r, const std::string& key) {
+  const auto it = r.find(key);
+  ASSERT_NE(it, r.end()) << "missing " << key << " in " << show(r);
+  EXPECT_EQ(it->second.type, Value::boolean) << key << " in " << show(r);
+}
+std::string text(const Object& r, const std::string& key) {
+  const auto it = r.find(key);
+  return it == r.end() ? std::string() : it->second.text;
+}
+double number(const Object& r, const std::string& key) {
+  const auto it = r.find(key);
+  return it == r.end() || it->second.type != Value::number ? -1.0 : it->second.num();
+}
+
+/// The keys of every matrix kernel's line (README "Output"), with --check passing.
+void expect_matrix_line(const Object& r, const std::string& kernel, const std::string& matrix, int repeat,
+                        int warmup) {
+  EXPECT_EQ(text(r, "kernel"), kernel) << show(r);
+  EXPECT_EQ(text(r, "matrix"), matrix) << show(r);
+  for (const char* key : {"impl", "variant", "scalar", "offset", "space"}) expect_string(r, key);
+  for (const char* key : {"seconds", "gbps", "gflops", "seconds_min", "seconds_max", "alpha", "beta", "err_norm",
+                          "max_err_over_tol"})
+    expect_number(r, key);
+  for (const char* key : {"rows", "cols", "nnz", "bytes", "repeat", "warmup"}) expect_integer(r, key);
+  expect_boolean(r, "check");
+  EXPECT_EQ(text(r, "check"), "true") << show(r);
+  EXPECT_LE(number(r, "max_err_over_tol"), 1.0) << show(r);
+  EXPECT_EQ(number(r, "repeat"), repeat) << show(r);
+  EXPECT_EQ(number(r, "warmup"), warmup) << show(r);
+  EXPECT_GT(number(r, "seconds"), 0.0) << show(r);
+  EXPECT_LE(number(r, "seconds_min"), number(r, "seconds")) << show(r);
+  EXPECT_LE(number(r, "seconds"), number(r, "seconds_max")) << show(r);
+  EXPECT_GT(number(r, "bytes"), 0.0) << show(r);
+  // gbps = bytes / seconds / 1e9 (bytes is printed as an integer, gbps with 7 digits)
+  EXPECT_NEAR(number(r, "gbps"), number(r, "bytes") / number(r, "seconds") * 1e-9,
+              1e-5 * number(r, "gbps") + 1e-9)
+      << show(r);
+  EXPECT_EQ(text(r, "scalar"), "double") << show(r);
+  EXPECT_EQ(text(r, "offset"), "int") << show(r);
+}
+
+/// ratio_vs_<peer> = peer seconds / our seconds on our lines (and only there).
+void expect_ratios(const std::vector<Object>& lines, const std::vector<std::string>& peers) {
+  for (const Object& r : lines) {
+    const bool ours = text(r, "impl") == "sprocket";
+    for (const std::string& peer : peers) {
+      if (!ours) {
+        EXPECT_EQ(r.count("ratio_vs_" + peer), 0u) << show(r);
+        continue;
+      }
+      expect_number(r, "ratio_vs_" + peer);
+      for (const Object& p : lines)
+        if (text(p, "impl") == peer && text(p, "k") == text(r, "k") && text(p, "layout") == text(r, "layout")) {
+          EXPECT_NEAR(number(r, "ratio_vs_" + peer), number(p, "seconds") / number(r, "seconds"),
+                      1e-5 * number(r, "ratio_vs_" + peer))
+              << show(r);
+        }
+    }
+  }
+}
+
+std::vector<std::string> values_of(const std::vector<Object>& lines, const std::string& impl, const std::string& key) {
+  std::vector<std::string> v;
+  for (const Object& r : lines)
+    if (text(r, "impl") == impl) v.push_back(text(r, key));
+  return v;
+}
+
+const std::string quick = " --check --repeat 2 --warmup 1 --json";
+
+TEST(SprocketBench, SpmvJsonLines) {
+  const std::string matrix = "gen:poisson2d:n=12";
+  const Output out =
+      run_bench("--kernel spmv --matrix " + matrix + " --variant all --compare kk --stream --stream-size 4096" + quick);
+  ASSERT_EQ(out.status, 0) << out.out << out.err;
+  const std::vector<Object> all = json_lines(out);
+  // --stream: the copy and triad lines come first.
+  ASSERT_GE(all.size(), 2u) << out.out;
+  EXPECT_EQ(text(all[0], "kernel"), "stream");
+  EXPECT_EQ(text(all[0], "variant"), "copy");
+  EXPECT_EQ(text(all[1], "variant"), "triad");
+  const std::vector<Object> lines(all.begin() + 2, all.end());
+  for (const Object& r : lines) {
+    expect_matrix_line(r, "spmv", matrix, 2, 1);
+    expect_number(r, "stream_fraction");
+    EXPECT_EQ(number(r, "rows"), 144) << show(r);
+    EXPECT_EQ(number(r, "nnz"), 144 * 5 - 4 * 12) << show(r);
+    if (text(r, "impl") == "sprocket") {
+      expect_string(r, "chosen_kernel");
+      expect_string(r, "decided_by");
+      expect_number(r, "setup_seconds");
+      const std::set<std::string> reasons{"model", "forced", "autotune", "options"};
+      EXPECT_EQ(reasons.count(text(r, "decided_by")), 1u) << show(r);
+    } else {
+      EXPECT_EQ(text(r, "impl"), "kk") << show(r);
+      EXPECT_EQ(text(r, "variant"), "default") << show(r);
+      EXPECT_EQ(r.count("chosen_kernel"), 0u) << show(r);
+      EXPECT_EQ(r.count("setup_seconds"), 0u) << show(r);
+    }
+  }
+  // --variant all: auto, every forced kernel, portable; then the peer.
+  const std::vector<std::string> variants = values_of(lines, "sprocket", "variant");
+  const std::vector<std::string> expected{"auto",        "thread_per_row", "subvector2",   "subvector4",
+                                          "subvector8",  "subvector16",    "subvector32",  "team_per_row",
+                                          "split_row",   "portable"};
+  EXPECT_EQ(variants, expected);
+  EXPECT_EQ(values_of(lines, "kk", "variant").size(), 1u);
+  EXPECT_EQ(text(lines.back(), "impl"), "kk");
+  for (const Object& r : lines) {
+    const std::string v = text(r, "variant");
+    if (text(r, "impl") == "sprocket" && v != "auto" && v != "portable") {
+      EXPECT_EQ(text(r, "chosen_kernel"), v) << show(r);  // a forced kernel runs every row
+      EXPECT_EQ(text(r, "decided_by"), "forced") << show(r);
+    }
+    if (v == "auto") {
+      EXPECT_EQ(text(r, "decided_by"), "model") << show(r);
+    }
+  }
+  expect_ratios(lines, {"kk"});
+}
+
+TEST(SprocketBench, BsrJsonLines) {
+  const std::string matrix = "gen:elasticity:n=4,dof=3";
+  const Output out = run_bench("--kernel bsr --matrix " + matrix + " --variant all" + quick);
+  ASSERT_EQ(out.status, 0) << out.out << out.err;
+  const std::vector<Object> lines = json_lines(out);
+  ASSERT_FALSE(lines.empty());
+  for (const Object& r : lines) {
+    expect_matrix_line(r, "bsr", matrix, 2, 1);
+    for (const char* key : {"block_size", "blocks", "stored_nnz"}) expect_integer(r, key);
+    expect_boolean(r, "block_size_auto");
+    expect_number(r, "fill_ratio");
+    EXPECT_EQ(number(r, "block_size"), 3) << show(r);
+    EXPECT_EQ(text(r, "block_size_auto"), "true") << show(r);
+    EXPECT_EQ(number(r, "rows"), 4 * 4 * 4 * 3) << show(r);
+    EXPECT_EQ(number(r, "stored_nnz"), 9 * number(r, "blocks")) << show(r);
+    if (text(r, "impl") == "sprocket") {
+      expect_string(r, "chosen_kernel");
+      expect_number(r, "setup_seconds");
+      expect_number(r, "convert_seconds");
+      if (text(r, "variant") != "auto") {
+        EXPECT_EQ(text(r, "chosen_kernel"), text(r, "variant")) << show(r);
+      }
+    } else {
+      EXPECT_EQ(r.count("chosen_kernel"), 0u) << show(r);
+      EXPECT_EQ(r.count("convert_seconds"), 0u) << show(r);
+    }
+  }
+  // Default peers kk and csr (csr reports its analysis as setup_seconds).
+  EXPECT_EQ(values_of(lines, "kk", "variant"), std::vector<std::string>{"default"});
+  EXPECT_EQ(values_of(lines, "csr", "variant"), std::vector<std::string>{"default"});
+  for (const Object& r : lines)
+    if (text(r, "impl") == "csr") expect_number(r, "setup_seconds");
+  const std::vector<std::string> variants = values_of(lines, "sprocket", "variant");
+  ASSERT_GE(variants.size(), 2u);
+  EXPECT_EQ(variants.front(), "auto");
+  EXPECT_NE(std::find(variants.begin(), variants.end(), "portable"), variants.end());
+  expect_ratios(lines, {"kk", "csr"});
+
+  // A given block size that divides the dimensions, and a backend-prefixed kernel name of the
+  // host build (the commands in perf_tests/results keep working) naming the same kernel.
+  const Output given = run_bench("--kernel bsr --matrix " + matrix + " --block-size 1 --compare kk" + quick);
+  ASSERT_EQ(given.status, 0) << given.out << given.err;
+  for (const Object& r : json_lines(given)) {
+    EXPECT_EQ(number(r, "block_size"), 1) << show(r);
+    EXPECT_EQ(text(r, "block_size_auto"), "false") << show(r);
+  }
+}
+
+TEST(SprocketBench, SpmmJsonLines) {
+  const std::string matrix = "gen:poisson2d:n=12";
+  const Output out = run_bench("--kernel spmm --matrix " + matrix + " --variant all --k 2,5 --layout both" + quick);
+  ASSERT_EQ(out.status, 0) << out.out << out.err;
+  const std::vector<Object> lines = json_lines(out);
+  std::set<std::string> sections;
+  for (const Object& r : lines) {
+    expect_matrix_line(r, "spmm", matrix, 2, 1);
+    expect_integer(r, "k");
+    expect_string(r, "layout");
+    sections.insert(text(r, "k") + "/" + text(r, "layout"));
+    EXPECT_NEAR(number(r, "gflops"), 2.0 * number(r, "nnz") * number(r, "k") / number(r, "seconds") * 1e-9,
+                1e-5 * number(r, "gflops"))
+        << show(r);
+    if (text(r, "impl") == "sprocket") {
+      expect_string(r, "chosen_kernel");
+      for (const char* key : {"preprocess_seconds", "preprocess_applies", "min_heavy_fraction", "heavy_fraction",
+                              "analysis_seconds"})
+        expect_number(r, key);
+      for (const char* key : {"panel_rows", "tile_cols", "heavy_threshold", "num_heavy_tiles", "moved_to_light"})
+        expect_integer(r, key);
+      if (text(r, "variant") != "auto") {
+        EXPECT_EQ(text(r, "chosen_kernel"), text(r, "variant")) << show(r);
+      }
+    } else {
+      EXPECT_EQ(r.count("chosen_kernel"), 0u) << show(r);
+      EXPECT_EQ(r.count("preprocess_seconds"), 0u) << show(r);
+    }
+    if (text(r, "impl") == "spmv") expect_number(r, "setup_seconds");
+  }
+  EXPECT_EQ(sections, (std::set<std::string>{"2/right", "2/left", "5/right", "5/left"}));
+  // --variant all: auto, csr_rows, aspt, portable, in every section; default peers kk and spmv.
+  EXPECT_EQ(values_of(lines, "sprocket", "variant").size(), 4u * 4u);
+  EXPECT_EQ(values_of(lines, "kk", "variant").size(), 4u);
+  EXPECT_EQ(values_of(lines, "spmv", "variant").size(), 4u);
+  expect_ratios(lines, {"kk", "spmv"});
+}
+
+TEST(SprocketBench, StreamJsonLines) {
+  const Output out = run_bench("--kernel stream --stream-size 4096" + quick);
+  ASSERT_EQ(out.status, 0) << out.out << out.err;
+  const std::vector<Object> lines = json_lines(out);
+  ASSERT_EQ(lines.size(), 2u) << out.out;
+  for (const Object& r : lines) {
+    EXPECT_EQ(text(r, "kernel"), "stream") << show(r);
+    EXPECT_EQ(text(r, "impl"), "sprocket") << show(r);
+    for (const char* key : {"variant", "space"}) expect_string(r, key);
+    for (const char* key : {"seconds", "gbps", "gflops", "seconds_min", "seconds_max"}) expect_number(r, key);
+    for (const char* key : {"n", "bytes", "repeat", "warmup"}) expect_integer(r, key);
+    expect_boolean(r, "check");
+    EXPECT_EQ(text(r, "check"), "true") << show(r);
+    EXPECT_EQ(number(r, "n"), 4096) << show(r);
+    EXPECT_EQ(number(r, "bytes"), 4096 * (text(r, "variant") == "copy" ? 16 : 24)) << show(r);
+  }
+  EXPECT_EQ(text(lines[0], "variant"), "copy");
+  EXPECT_EQ(text(lines[1], "variant"), "triad");
+}
+
+// Kokkos::initialize prints its warnings with printf (OMP_PROC_BIND not set, as when a user
+// runs the binary without our build script's environment): they must go to stderr, not between
+// the records.
+TEST(SprocketBench, JsonStdoutHoldsOnlyRecordsWhenKokkosWarns) {
+  const Output out = run_bench("--kernel stream --stream-size 4096" + quick, "env -u OMP_PROC_BIND -u OMP_PLACES");
+  ASSERT_EQ(out.status, 0) << out.out << out.err;
+  EXPECT_EQ(json_lines(out).size(), 2u) << out.out;
+  EXPECT_NE(out.err.find("OMP_PROC_BIND"), std::string::npos) << "Kokkos' warning is not on stderr:\n" << out.err;
+}
+
+TEST(SprocketBench, TableOutput) {
+  const Output out = run_bench("--kernel spmv --matrix gen:poisson2d:n=8 --compare kk --check --repeat 2 --warmup 1");
+  ASSERT_EQ(out.status, 0) << out.out << out.err;
+  EXPECT_EQ(out.out.rfind("spmv  gen:poisson2d:n=8  64 x 64, nnz 288, ", 0), 0u) << out.out;
+  for (const char* column : {"impl", "variant", "kernel", "seconds", "GB/s", "GFLOP/s", "ratio_vs_kk", "check"})
+    EXPECT_NE(out.out.find(column), std::string::npos) << column << "\n" << out.out;
+}
+
+TEST(SprocketBench, BadUsageExitsTwoNamingTheProblem) {
+  struct Case {
+    std::string args;
+    std::string message;  // part of the error on stderr
+  };
+  const std::vector<Case> cases = {
+      {"--kernel spmv --matrix gen:poisson2d:n=8 --bogus", "unknown option --bogus"},
+      {"--matrix gen:poisson2d:n=8", "--kernel is required"},
+      {"--kernel nope", "unknown kernel \"nope\""},
+      {"--kernel spmv", "needs at least one --matrix"},
+      {"--kernel stream --matrix gen:poisson2d:n=8", "takes no --matrix"},
+      {"--kernel spmv --matrix gen:poisson2d:n=8 --variant fastest", "unknown spmv variant \"fastest\""},
+      {"--kernel bsr --matrix gen:poisson2d:n=8 --variant fastest", "unknown bsr variant \"fastest\""},
+      {"--kernel spmm --matrix gen:poisson2d:n=8 --variant fastest", "unknown spmm variant \"fastest\""},
+      {"--kernel spmv --matrix gen:poisson2d:n=8 --compare mkl", "unknown peer \"mkl\""},
+      {"--kernel spmv --matrix gen:poisson2d:n=8 --repeat 0", "--repeat needs an integer >= 1"},
+      {"--kernel spmv --matrix gen:poisson2d:n=8 --scalar half", "--scalar must be double or float"},
+      {"--kernel spmv --matrix gen:poisson2d:n=8 --offset long", "--offset must be int or size_t"},
+      {"--kernel spmv --matrix gen:poisson2d:n=8 --alpha x", "--alpha needs a finite number"},
+      {"--kernel bsr --matrix gen:poisson2d:n=8 --block-size 0", "--block-size needs auto or an integer"},
+      {"--kernel spmm --matrix gen:poisson2d:n=8 --k 0", "--k needs an integer >= 1"},
+      {"--kernel spmm --matrix gen:poisson2d:n=8 --layout up", "--layout must be right, left or both"},
+      {"--kernel spmv --matrix gen:poisson2d:n=8 --check=yes", "--check takes no value"},
+      {"--kernel spmv --matrix", "--matrix needs a value"},
+  };
+  for (const Case& c : cases) {
+    const Output out = run_bench(c.args);
+    EXPECT_EQ(out.status, 2) << c.args << "\n" << out.out << out.err;
+    EXPECT_NE(out.err.find(c.message), std::string::npos) << c.args << "\n" << out.err;
+    EXPECT_TRUE(out.out.empty()) << c.args << "\n" << out.out;
+  }
+  // The error about a variant lists the valid names.
+  const Output variant = run_bench("--kernel spmm --matrix gen:poisson2d:n=8 --variant fastest");
+  EXPECT_NE(variant.err.find("valid: auto, csr_rows, aspt, portable"), std::string::npos) << variant.err;
+}
+
+TEST(SprocketBench, UnreadableMatrixExitsOneAndTheOthersStillRun) {
+  const Output out = run_bench("--kernel spmv --matrix /nonexistent/matrix.mtx --matrix gen:poisson2d:n=8" + quick);
+  EXPECT_EQ(out.status, 1) << out.out << out.err;
+  EXPECT_NE(out.err.find("/nonexistent/matrix.mtx"), std::string::npos) << out.err;
+  const std::vector<Object> lines = json_lines(out);
+  ASSERT_EQ(lines.size(), 1u) << out.out;
+  EXPECT_EQ(text(lines[0], "matrix"), "gen:poisson2d:n=8");
+}
+
+}  // namespace
