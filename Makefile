@@ -1,11 +1,13 @@
 # Sprocket: every target sets up what it needs (Debian packages, Kokkos / Kokkos Kernels 3.4.01
 # from Debian's trilinos source, the CMake build) and then does its job. See README.md.
-.PHONY: demo test bench build cuda-check cuda-compile-check deps deps-cuda clean
+.PHONY: demo test test-cuda-emulation-asan bench build cuda-check cuda-compile-check deps deps-cuda clean
 
 demo:                ## build and run the demo
 	@bash cmake/sprocket-build.sh host demo
 test:                ## build everything and run the unit tests (ctest)
 	@bash cmake/sprocket-build.sh host test
+test-cuda-emulation-asan:  ## the CUDA kernels' CPU-emulated tests under AddressSanitizer
+	@bash cmake/sprocket-build.sh host cuda-emulation-asan
 bench:               ## build the benchmarks into build/host/bin
 	@bash cmake/sprocket-build.sh host bench
 build:               ## build everything (host)

@@ -7,6 +7,9 @@
 #     bench          build the benchmarks
 #     build          build everything (no run)
 #     cuda-subset    CUDA configuration, library + tools + one test per kernel (compile only)
+#     cuda-emulation-asan
+#                    host configuration: the emulated CUDA kernel tests built with AddressSanitizer
+#                    (<name>_asan, label cuda_emulation_asan), built and run
 #
 # Build trees: build/<config>/ (executables in build/<config>/bin/). Environment:
 #   SPROCKET_DEPS_DIR    dependency cache (default ~/.cache/sprocket)
@@ -58,6 +61,15 @@ if [[ "$CONFIG" == cuda ]]; then
     cmake_args+=(-DSPROCKET_CUDA_TEST_SUBSET=OFF)
   fi
 fi
+# The AddressSanitizer copies of the emulated CUDA kernel tests only when asked for (they double
+# those tests' compile time).
+if [[ "$CONFIG" == host ]]; then
+  if [[ "$ACTION" == cuda-emulation-asan ]]; then
+    cmake_args+=(-DSPROCKET_CUDA_EMULATION_ASAN=ON)
+  else
+    cmake_args+=(-DSPROCKET_CUDA_EMULATION_ASAN=OFF)
+  fi
+fi
 mkdir -p "$ROOT/build"
 # A build tree configured against another Kokkos prefix (new patches, other install) is stale:
 # CMake would reset its cache on the compiler change and lose our settings, so start afresh.
@@ -85,5 +97,10 @@ case "$ACTION" in
     build sprocket-benchmarks ;;
   build|cuda-subset)
     build ;;
+  cuda-emulation-asan)
+    mapfile -t targets < <(cd "$BUILD" && ctest -N -L cuda_emulation_asan | sed -n 's/^ *Test *#[0-9]*: //p')
+    [[ ${#targets[@]} -gt 0 ]] || { say "no emulated CUDA tests configured"; exit 1; }
+    build "${targets[@]}"
+    cd "$BUILD" && ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}" ctest --output-on-failure -j "$JOBS" -L cuda_emulation_asan ;;
   *) say "unknown action $ACTION"; exit 2 ;;
 esac

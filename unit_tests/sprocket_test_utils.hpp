@@ -10,12 +10,14 @@
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "Sprocket_Generators.hpp"
@@ -45,6 +47,56 @@ inline uint64_t seed_for(uint64_t salt) { return test_seed() * 0x9E3779B97F4A7C1
 /// Random sparse matrix (uniform random placement, values in [-1, 1]).
 inline HostCsr random_csr(int64_t rows, int64_t cols, double avg_row, uint64_t salt) {
   return gen::uniform_random(rows, cols, avg_row, seed_for(salt));
+}
+
+/// A's rows for which keep(i) is true; the others become empty (runs of empty rows, empty panels).
+template <class Keep>
+HostCsr empty_rows_unless(const HostCsr& A, Keep keep) {
+  HostCsr B;
+  B.num_rows = A.num_rows;
+  B.num_cols = A.num_cols;
+  B.row_map.assign(A.num_rows + 1, 0);
+  for (int64_t i = 0; i < A.num_rows; ++i) {
+    if (keep(i))
+      for (int64_t k = A.row_map[i]; k < A.row_map[i + 1]; ++k) {
+        B.entries.push_back(A.entries[k]);
+        B.values.push_back(A.values[k]);
+      }
+    B.row_map[i + 1] = B.nnz();
+  }
+  return B;
+}
+
+/// rows x cols without entries.
+inline HostCsr no_entries(int64_t rows, int64_t cols) {
+  HostCsr A;
+  A.num_rows = rows;
+  A.num_cols = cols;
+  A.row_map.assign(rows + 1, 0);
+  return A;
+}
+
+inline int64_t longest_row(const HostCsr& A) {
+  int64_t m = 0;
+  for (int64_t i = 0; i < A.num_rows; ++i) m = std::max(m, A.row_length(i));
+  return m;
+}
+
+/// Values rounded to Scalar, so the reference sees exactly what the kernel multiplies.
+template <class Scalar>
+std::vector<double> rounded(std::vector<double> v) {
+  for (double& a : v) a = static_cast<double>(static_cast<Scalar>(a));
+  return v;
+}
+template <class Scalar>
+HostCsr rounded(HostCsr A) {
+  A.values = rounded<Scalar>(std::move(A.values));
+  return A;
+}
+template <class Scalar>
+HostDense rounded(HostDense d) {
+  d.data = rounded<Scalar>(std::move(d.data));
+  return d;
 }
 
 /// Rows with random, unsorted columns and duplicate entries (about a third of the entries repeat

@@ -42,6 +42,8 @@ using namespace Sprocket;
 
 namespace {
 
+using test::rounded;
+
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // ------------------------------------------------------------------------------------------------
@@ -217,26 +219,10 @@ int64_t explicit_zeros(const HostBsr& A) {
   return std::count(A.values.begin(), A.values.end(), 0.0);
 }
 
-/// Values rounded to Scalar, so the reference sees exactly what the kernel multiplies.
-template <class Scalar>
-std::vector<double> rounded(std::vector<double> v) {
-  for (double& a : v) a = static_cast<double>(static_cast<Scalar>(a));
-  return v;
-}
 template <class Scalar>
 HostBsr rounded(HostBsr A) {
   A.values = rounded<Scalar>(std::move(A.values));
   return A;
-}
-template <class Scalar>
-HostCsr rounded(HostCsr A) {
-  A.values = rounded<Scalar>(std::move(A.values));
-  return A;
-}
-template <class Scalar>
-HostDense rounded(HostDense d) {
-  d.data = rounded<Scalar>(std::move(d.data));
-  return d;
 }
 
 bool contains(const std::string& haystack, const std::string& needle) {

@@ -42,29 +42,15 @@ using namespace Sprocket;
 
 namespace {
 
+using test::empty_rows_unless;
+using test::no_entries;
+using test::rounded;
+
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const std::vector<int64_t> kColumns = {1, 3, 32, 33, 128, 500};
 
 // ------------------------------------------------------------------------------------------------
 // Matrices
-
-/// Rows for which keep(i) is false lose their entries.
-template <class Keep>
-HostCsr empty_rows_unless(HostCsr A, Keep keep) {
-  HostCsr B;
-  B.num_rows = A.num_rows;
-  B.num_cols = A.num_cols;
-  B.row_map.assign(A.num_rows + 1, 0);
-  for (int64_t i = 0; i < A.num_rows; ++i) {
-    if (keep(i))
-      for (int64_t k = A.row_map[i]; k < A.row_map[i + 1]; ++k) {
-        B.entries.push_back(A.entries[k]);
-        B.values.push_back(A.values[k]);
-      }
-    B.row_map[i + 1] = B.nnz();
-  }
-  return B;
-}
 
 /// rows x cols, rows [0, dense_rows) all hold column `col`, plus about 3 random entries per row.
 HostCsr dense_column_panel(int64_t rows, int64_t cols, int64_t dense_rows, int col, uint64_t salt) {
@@ -76,31 +62,6 @@ HostCsr dense_column_panel(int64_t rows, int64_t cols, int64_t dense_rows, int c
   for (int64_t i = 0; i < dense_rows; ++i)
     t.push_back({i, col, static_cast<double>(static_cast<int>(rng() % 17) - 8) / 4.0});
   return HostCsr::from_triplets(rows, cols, std::move(t));
-}
-
-HostCsr no_entries(int64_t rows, int64_t cols) {
-  HostCsr A;
-  A.num_rows = rows;
-  A.num_cols = cols;
-  A.row_map.assign(rows + 1, 0);
-  return A;
-}
-
-/// Values rounded to Scalar, so the reference sees exactly what the kernel multiplies.
-template <class Scalar>
-std::vector<double> rounded(std::vector<double> v) {
-  for (double& a : v) a = static_cast<double>(static_cast<Scalar>(a));
-  return v;
-}
-template <class Scalar>
-HostCsr rounded(HostCsr A) {
-  A.values = rounded<Scalar>(std::move(A.values));
-  return A;
-}
-template <class Scalar>
-HostDense rounded(HostDense d) {
-  d.data = rounded<Scalar>(std::move(d.data));
-  return d;
 }
 
 /// C against the reference of C = alpha op(A) B + beta C0, entry (i, j) within

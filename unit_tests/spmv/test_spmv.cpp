@@ -35,28 +35,14 @@ using namespace Sprocket;
 
 namespace {
 
+using test::empty_rows_unless;
+using test::longest_row;
+using test::rounded;
+
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // ------------------------------------------------------------------------------------------------
 // Matrices
-
-/// Keeps the rows for which keep(i) is true; the others become empty.
-template <class Keep>
-HostCsr empty_rows_unless(const HostCsr& A, Keep keep) {
-  HostCsr B;
-  B.num_rows = A.num_rows;
-  B.num_cols = A.num_cols;
-  B.row_map.assign(A.num_rows + 1, 0);
-  for (int64_t i = 0; i < A.num_rows; ++i) {
-    if (keep(i))
-      for (int64_t k = A.row_map[i]; k < A.row_map[i + 1]; ++k) {
-        B.entries.push_back(A.entries[k]);
-        B.values.push_back(A.values[k]);
-      }
-    B.row_map[i + 1] = B.nnz();
-  }
-  return B;
-}
 
 /// Uniform random matrix with empty rows: row 0 and every 5th row, a run of 40 rows in the
 /// middle (a whole virtual row of empties for small U) and the last 3 rows.
@@ -116,29 +102,6 @@ HostCsr empty_matrix(int64_t rows, int64_t cols) {
   A.num_cols = cols;
   A.row_map.assign(rows + 1, 0);
   return A;
-}
-
-/// Values rounded to Scalar, so the reference sees exactly what the kernel multiplies.
-template <class Scalar>
-HostCsr rounded(HostCsr A) {
-  for (double& v : A.values) v = static_cast<double>(static_cast<Scalar>(v));
-  return A;
-}
-template <class Scalar>
-std::vector<double> rounded(std::vector<double> v) {
-  for (double& a : v) a = static_cast<double>(static_cast<Scalar>(a));
-  return v;
-}
-template <class Scalar>
-HostDense rounded(HostDense d) {
-  d.data = rounded<Scalar>(std::move(d.data));
-  return d;
-}
-
-int64_t longest_row(const HostCsr& A) {
-  int64_t m = 0;
-  for (int64_t i = 0; i < A.num_rows; ++i) m = std::max(m, A.row_length(i));
-  return m;
 }
 
 // ------------------------------------------------------------------------------------------------

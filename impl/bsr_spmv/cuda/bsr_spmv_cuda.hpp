@@ -57,17 +57,24 @@
 //
 // Every kernel writes every scalar row (rows of empty block rows get beta*y, or 0 when beta == 0
 // and y is not read): y(row) = beta == 0 ? alpha*sum : beta*y(row) + alpha*sum. Grids are
-// computed in int64 and clamped to max_grid_blocks; the kernels loop grid-stride over block
-// rows. x and y go in as data() and stride(0): LayoutLeft, LayoutRight and LayoutStride column
-// subviews. Scalars other than float and double (or y of another type than the scalar) take the
-// portable kernel (routed by impl/bsr_spmv/bsr_spmv_dispatch.hpp). The plan rejects block sizes a
-// kernel does not support; the launcher checks again and throws InvalidArgument.
+// computed in int64 and clamped to grid_limit(space) (max_grid_blocks on a GPU); the kernels loop
+// grid-stride over block rows. Every launch decision is bsr_kernel_launch and
+// bsr_by_column_capacity (plain functions), and every launch goes through SPROCKET_CUDA_LAUNCH, so
+// the CPU emulation of the kernels (unit_tests/cuda_emulation/, SPROCKET_CUDA_EMULATION) runs this
+// same launcher with an emulated device as the execution space
+// (unit_tests/bsr_spmv/test_bsr_spmv_cuda_emulated.cpp). x and y go in as data() and stride(0):
+// LayoutLeft, LayoutRight and LayoutStride column subviews. Scalars other than float and double
+// (or y of another type than the scalar) take the portable kernel (routed by
+// impl/bsr_spmv/bsr_spmv_dispatch.hpp). The plan rejects block sizes a kernel does not support;
+// the launcher checks again and throws InvalidArgument.
 #include <Kokkos_Core.hpp>
 
 #include "Sprocket_Error.hpp"
 #include "impl/bsr_spmv/bsr_spmv_analysis.hpp"
 
-#ifdef KOKKOS_ENABLE_CUDA
+#include "impl/common/cuda/cuda_device.cuh"
+
+#if defined(KOKKOS_ENABLE_CUDA) || defined(SPROCKET_CUDA_EMULATION)
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -83,10 +90,35 @@ namespace cuda {
 /// Largest block size of by_block (mirrors bsr_kernel_supports).
 inline constexpr int bsr_by_block_max_b = 8;
 
+/// by_column's compiled accumulator capacity NR for block size b (1..32): the next power of two
+/// >= b, at least 4 (one instantiation covers b = 1..4).
+constexpr int bsr_by_column_capacity(int b) { return b <= 4 ? 4 : b <= 8 ? 8 : b <= 16 ? 16 : 32; }
+
+/// Block rows one thread block of `kernel` covers per grid-stride turn: one per warp (by_block,
+/// by_column), floor(32 / b) per warp (row_per_thread's row groups).
+inline int64_t bsr_block_rows_per_block(BsrKernel kernel, int b) {
+  return kernel == BsrKernel::row_per_thread ? int64_t(bsr_warps_per_block) * (bsr_warp_size / b)
+                                             : int64_t(bsr_warps_per_block);
+}
+
+/// The launch of `kernel` (by_block, by_column, row_per_thread) over num_block_rows block rows of
+/// block size b: blocks of bsr_block_threads (the kernels' __launch_bounds__), no dynamic shared
+/// memory (row_per_thread's staging array is static), ceil(block rows / block rows per block)
+/// blocks clamped to `limit` (grid_limit(space)).
+inline KernelLaunch bsr_kernel_launch(BsrKernel kernel, int b, int64_t num_block_rows, int64_t limit) {
+  KernelLaunch launch;
+  launch.grid = grid_blocks(num_block_rows, bsr_block_rows_per_block(kernel, b), limit);
+  launch.block = bsr_block_threads;
+  launch.shared_bytes = 0;
+  launch.launch_bound = bsr_block_threads;
+  return launch;
+}
+
 /// Raw pointers and strides of one apply.
 template <class Offset, class Ordinal, class Value, class XValue, class YValue, class Scalar>
 struct BsrCudaArgs {
   cudaStream_t stream;
+  int64_t grid_limit;
   const Offset* row_map;
   const Ordinal* entries;
   const Value* values;
@@ -101,25 +133,27 @@ struct BsrCudaArgs {
 
 template <int B, class Args>
 void bsr_launch_by_block(const Args& a) {
-  bsr_by_block_kernel<B><<<grid_blocks(a.num_block_rows, bsr_warps_per_block), bsr_block_threads, 0, a.stream>>>(
-      a.row_map, a.entries, a.values, a.num_block_rows, a.alpha, a.x, a.x_stride, a.beta, a.y, a.y_stride);
+  const KernelLaunch launch = bsr_kernel_launch(BsrKernel::by_block, a.b, a.num_block_rows, a.grid_limit);
+  SPROCKET_CUDA_LAUNCH(launch, a.stream, bsr_by_block_kernel<B>)(a.row_map, a.entries, a.values, a.num_block_rows,
+                                                                 a.alpha, a.x, a.x_stride, a.beta, a.y, a.y_stride);
   check_launch("Sprocket::bsr_spmv", "bsr_by_block_kernel");
 }
 
 template <int NR, class Args>
 void bsr_launch_by_column(const Args& a) {
-  bsr_by_column_kernel<NR><<<grid_blocks(a.num_block_rows, bsr_warps_per_block), bsr_block_threads, 0,
-                             a.stream>>>(a.row_map, a.entries, a.values, a.num_block_rows, a.b, a.alpha, a.x,
-                                         a.x_stride, a.beta, a.y, a.y_stride);
+  const KernelLaunch launch = bsr_kernel_launch(BsrKernel::by_column, a.b, a.num_block_rows, a.grid_limit);
+  SPROCKET_CUDA_LAUNCH(launch, a.stream, bsr_by_column_kernel<NR>)(a.row_map, a.entries, a.values,
+                                                                   a.num_block_rows, a.b, a.alpha, a.x,
+                                                                   a.x_stride, a.beta, a.y, a.y_stride);
   check_launch("Sprocket::bsr_spmv", "bsr_by_column_kernel");
 }
 
 template <class Args>
 void bsr_launch_row_per_thread(const Args& a) {
-  const int64_t block_rows_per_block = int64_t(bsr_warps_per_block) * (bsr_warp_size / a.b);
-  bsr_row_per_thread_kernel<<<grid_blocks(a.num_block_rows, block_rows_per_block), bsr_block_threads, 0,
-                              a.stream>>>(a.row_map, a.entries, a.values, a.num_block_rows, a.b, a.alpha, a.x,
-                                          a.x_stride, a.beta, a.y, a.y_stride);
+  const KernelLaunch launch = bsr_kernel_launch(BsrKernel::row_per_thread, a.b, a.num_block_rows, a.grid_limit);
+  SPROCKET_CUDA_LAUNCH(launch, a.stream, bsr_row_per_thread_kernel)(a.row_map, a.entries, a.values,
+                                                                    a.num_block_rows, a.b, a.alpha, a.x,
+                                                                    a.x_stride, a.beta, a.y, a.y_stride);
   check_launch("Sprocket::bsr_spmv", "bsr_row_per_thread_kernel");
 }
 
@@ -143,10 +177,12 @@ void bsr_launch(BsrKernel kernel, const Args& a) {
                                 std::to_string(bsr_by_block_max_b) + ", not " + std::to_string(a.b));
       }
     case BsrKernel::by_column:
-      if (a.b <= 4) return bsr_launch_by_column<4>(a);
-      if (a.b <= 8) return bsr_launch_by_column<8>(a);
-      if (a.b <= 16) return bsr_launch_by_column<16>(a);
-      return bsr_launch_by_column<32>(a);
+      switch (bsr_by_column_capacity(a.b)) {
+        case 4: return bsr_launch_by_column<4>(a);
+        case 8: return bsr_launch_by_column<8>(a);
+        case 16: return bsr_launch_by_column<16>(a);
+        default: return bsr_launch_by_column<32>(a);
+      }
     case BsrKernel::row_per_thread: return bsr_launch_row_per_thread(a);
     default:
       throw InvalidArgument(std::string("Sprocket::bsr_spmv (CUDA): kernel ") + to_string(kernel) +
@@ -157,16 +193,20 @@ void bsr_launch(BsrKernel kernel, const Args& a) {
 /// Backend::native on Kokkos::Cuda: y = alpha * A * x + beta * y (mode N) for rank-1 x and y with
 /// the analysis's kernel (by_block, by_column, row_per_thread). float or double only, y of the
 /// scalar type (raw_kernel_supported_v; the dispatch sends other types to the portable kernel).
-template <class BsrType, class XView, class YView, class Scalar>
-void bsr_spmv_apply(const Kokkos::Cuda& space, const BsrSpmvAnalysis<BsrType>& an, Scalar alpha, const XView& x,
+/// Space is Kokkos::Cuda, or the emulated device of the CPU emulation tests
+/// (unit_tests/cuda_emulation/): stream_of, grid_limit are found by argument-dependent lookup.
+template <class Space, class BsrType, class XView, class YView, class Scalar>
+void bsr_spmv_apply(const Space& space, const BsrSpmvAnalysis<BsrType>& an, Scalar alpha, const XView& x,
                     Scalar beta, const YView& y) {
   static_assert(XView::rank == 1 && YView::rank == 1, "Sprocket::bsr_spmv (CUDA): x and y must be rank 1 here");
   using YValue = typename YView::non_const_value_type;
   static_assert(raw_kernel_supported_v<Scalar, YValue>,
                 "Sprocket::bsr_spmv (CUDA): float or double, y of the scalar type (the dispatch routes others)");
-  static_assert(Kokkos::SpaceAccessibility<Kokkos::Cuda, typename XView::memory_space>::accessible &&
-                    Kokkos::SpaceAccessibility<Kokkos::Cuda, typename YView::memory_space>::accessible,
-                "Sprocket::bsr_spmv (CUDA): x and y must be accessible from Kokkos::Cuda");
+  using SpaceMemory = typename Space::memory_space;
+  static_assert(Kokkos::SpaceAccessibility<SpaceMemory, typename XView::memory_space>::accessible &&
+                    Kokkos::SpaceAccessibility<SpaceMemory, typename YView::memory_space>::accessible &&
+                    Kokkos::SpaceAccessibility<SpaceMemory, typename BsrType::memory_space>::accessible,
+                "Sprocket::bsr_spmv (CUDA): A, x and y must be accessible from the execution space");
   const BsrType& A = an.A;
   using Offset = typename BsrType::row_map_type::non_const_value_type;
   using Ordinal = typename BsrType::entries_type::non_const_value_type;
@@ -175,7 +215,8 @@ void bsr_spmv_apply(const Kokkos::Cuda& space, const BsrSpmvAnalysis<BsrType>& a
   const int64_t num_block_rows = A.num_block_rows();
   if (num_block_rows <= 0 || y.extent(0) == 0) return;
   ProfilingRegion region("Sprocket::bsr_spmv::cuda");
-  const BsrCudaArgs<Offset, Ordinal, Value, XValue, YValue, Scalar> args{space.cuda_stream(),
+  const BsrCudaArgs<Offset, Ordinal, Value, XValue, YValue, Scalar> args{stream_of(space),
+                                                                        grid_limit(space),
                                                                         A.row_map.data(),
                                                                         A.entries.data(),
                                                                         A.values.data(),
@@ -193,4 +234,4 @@ void bsr_spmv_apply(const Kokkos::Cuda& space, const BsrSpmvAnalysis<BsrType>& a
 }  // namespace cuda
 }  // namespace Impl
 }  // namespace Sprocket
-#endif  // KOKKOS_ENABLE_CUDA
+#endif  // KOKKOS_ENABLE_CUDA || SPROCKET_CUDA_EMULATION

@@ -16,11 +16,11 @@
 // row group the same block row (row_per_thread).
 #include <Kokkos_Core.hpp>
 
-#ifdef KOKKOS_ENABLE_CUDA
+#include "impl/common/cuda/cuda_device.cuh"
+
+#if defined(KOKKOS_ENABLE_CUDA) || defined(SPROCKET_CUDA_EMULATION)
 #include <cstdint>
 #include <type_traits>
-
-#include "impl/common/cuda/cuda_device.cuh"
 
 namespace Sprocket {
 namespace Impl {
@@ -228,7 +228,7 @@ __global__ void __launch_bounds__(bsr_block_threads)
                               const Value* __restrict__ values, int64_t num_block_rows, int b, Scalar alpha,
                               const XValue* __restrict__ x, int64_t x_stride, Scalar beta, YValue* y,
                               int64_t y_stride) {
-  __shared__ Scalar staged[bsr_warps_per_block][bsr_x_chunk * bsr_warp_size];
+  SPROCKET_CUDA_SHARED(Scalar, staged, [bsr_warps_per_block][bsr_x_chunk * bsr_warp_size]);
   const int lane = threadIdx.x % bsr_warp_size;
   const int groups = bsr_warp_size / b;
   const int g = lane / b, r = lane % b;
@@ -270,4 +270,4 @@ __global__ void __launch_bounds__(bsr_block_threads)
 }  // namespace cuda
 }  // namespace Impl
 }  // namespace Sprocket
-#endif  // KOKKOS_ENABLE_CUDA
+#endif  // KOKKOS_ENABLE_CUDA || SPROCKET_CUDA_EMULATION

@@ -1,10 +1,16 @@
 #pragma once
-// Host-side pieces every hand-written CUDA kernel family shares: grid sizing, launch checks,
-// which scalar types the raw kernels are instantiated for.
+// Host-side pieces every hand-written CUDA kernel family shares: the launch description and the
+// one launch seam, grid sizing, launch checks, which scalar types the raw kernels are
+// instantiated for. Compiled for the CUDA build and for the test-only CPU emulation of the
+// kernels (SPROCKET_CUDA_EMULATION, unit_tests/cuda_emulation/): the launchers are the same code
+// in both, so the emulated tests exercise the real launch decisions.
 #include <Kokkos_Core.hpp>
 
-#ifdef KOKKOS_ENABLE_CUDA
+#include "impl/common/cuda/cuda_device.cuh"
+
+#if defined(KOKKOS_ENABLE_CUDA) || defined(SPROCKET_CUDA_EMULATION)
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -15,15 +21,50 @@ namespace Sprocket {
 namespace Impl {
 namespace cuda {
 
+/// One launch as the launcher decided it: grid and block size (1-D), dynamic shared memory, and
+/// the kernel's __launch_bounds__ maximum (the same named constant the kernel declares), which
+/// the block size must not exceed (the emulation checks it).
+struct KernelLaunch {
+  unsigned grid = 1;
+  unsigned block = 1;
+  size_t shared_bytes = 0;
+  unsigned launch_bound = 1024;
+};
+
+/// SPROCKET_CUDA_LAUNCH(launch, stream, kernel)(args...): kernel<<<grid, block, shared, stream>>>
+/// (args...) on the GPU; on the CPU emulation the same kernel runs there, block by block, every
+/// thread a fiber. `kernel` may be a template-id with commas, or a function pointer.
+#if defined(KOKKOS_ENABLE_CUDA)
+#define SPROCKET_CUDA_LAUNCH(launch, stream, ...) \
+  __VA_ARGS__<<<(launch).grid, (launch).block, (launch).shared_bytes, (stream)>>>
+#else
+#define SPROCKET_CUDA_LAUNCH(launch, stream, ...)                                                    \
+  ::Sprocket::cuda_emulation::launch_kernel((launch).grid, (launch).block, (launch).shared_bytes,   \
+                                            (launch).launch_bound, (stream), #__VA_ARGS__, __FILE__, \
+                                            __LINE__, [&](auto... sprocket_kernel_args) {           \
+                                              __VA_ARGS__(sprocket_kernel_args...);                 \
+                                            })
+#endif
+
 /// Grid clamp: far above what an H100/H200 keeps resident (about 1000 blocks of 256 threads),
 /// far below gridDim.x's 2^31 - 1; the kernels' grid-stride loops cover any remaining work.
 inline constexpr int64_t max_grid_blocks = int64_t(1) << 20;
 
-/// Blocks for `work` items at `per_block` items per block, at least 1, at most max_grid_blocks.
-inline unsigned grid_blocks(int64_t work, int64_t per_block) {
+/// Blocks for `work` items at `per_block` items per block, at least 1, at most `limit`
+/// (grid_limit(space): max_grid_blocks on a GPU; the emulated tests force small grids so that
+/// the grid-stride loops take several turns).
+inline unsigned grid_blocks(int64_t work, int64_t per_block, int64_t limit = max_grid_blocks) {
   const int64_t blocks = (work + per_block - 1) / per_block;
-  return static_cast<unsigned>(std::max<int64_t>(1, std::min(blocks, max_grid_blocks)));
+  return static_cast<unsigned>(std::max<int64_t>(1, std::min({blocks, limit, max_grid_blocks})));
 }
+
+#if defined(KOKKOS_ENABLE_CUDA)
+/// What a launcher needs of its execution space; the emulation has the same three for its
+/// emulated device (found by argument-dependent lookup).
+inline cudaStream_t stream_of(const Kokkos::Cuda& space) { return space.cuda_stream(); }
+inline int multiprocessor_count(const Kokkos::Cuda& space) { return space.cuda_device_prop().multiProcessorCount; }
+inline int64_t grid_limit(const Kokkos::Cuda&) { return max_grid_blocks; }
+#endif
 
 /// Throws Sprocket::Error if the last launch failed (does not synchronize).
 inline void check_launch(const char* component, const char* kernel) {

@@ -6,6 +6,13 @@
 // functions return without waiting for the GPU (launch errors are checked with cudaGetLastError,
 // which does not block).
 //
+// Every launch decision (shape G x CF, grid, block, shared bytes) is a plain host function
+// (spmm_scale_launch, spmm_aspt_launch, spmm_csr_rows_launch) and every launch goes through
+// SPROCKET_CUDA_LAUNCH, so the test-only CPU emulation of the kernels (SPROCKET_CUDA_EMULATION,
+// unit_tests/spmm/test_spmm_cuda_emulated.cpp) runs this same launcher: the entry points are
+// templates over the execution space (Kokkos::Cuda, or the emulated device), which they ask only
+// for stream_of, multiprocessor_count and grid_limit.
+//
 // Mapping (both kernels)
 //   K is cut into K-slices of SW = G * CF columns of B and C. A group of G lanes (G = 32 for
 //   K >= 32, else the next power of two >= K, so that small K does not leave most lanes idle)
@@ -70,14 +77,15 @@
 #include "impl/spmm/spmm_analysis.hpp"
 #include "impl/spmm/cuda/spmm_cuda_limits.hpp"
 
-#ifdef KOKKOS_ENABLE_CUDA
+#include "impl/common/cuda/cuda_launch.hpp"
+
+#if defined(KOKKOS_ENABLE_CUDA) || defined(SPROCKET_CUDA_EMULATION)
 #include <algorithm>
 #include <cstdint>
 #include <string>
 #include <type_traits>
 #include <utility>
 
-#include "impl/common/cuda/cuda_launch.hpp"
 #include "impl/spmm/cuda/spmm_cuda_kernels.cuh"
 
 namespace Sprocket {
@@ -174,23 +182,102 @@ void spmm_with_shape(const SpmmCudaShape& shape, Launch&& launch) {
               std::to_string(shape.coarsening) + " columns per lane");
 }
 
+/// A shape with its launch: what a launcher decided for one apply.
+struct SpmmLaunchChoice {
+  SpmmCudaShape shape;
+  KernelLaunch launch;
+};
+
+/// The scale kernel's launch for `elements` scalars of C: 256-thread blocks, grid-stride, at
+/// most `limit` blocks (grid_limit of the space).
+inline KernelLaunch spmm_scale_launch(int64_t elements, int64_t limit) {
+  KernelLaunch launch;
+  launch.block = spmm_scale_block_threads;
+  launch.grid = grid_blocks(elements, spmm_scale_block_threads, limit);
+  launch.shared_bytes = 0;
+  launch.launch_bound = spmm_scale_block_threads;
+  return launch;
+}
+
 /// C = beta * C over the whole of C (alpha == 0); nothing to do when beta == 1.
 template <class Scalar>
-void spmm_scale(cudaStream_t stream, const SpmmDense<Scalar>& c, Scalar beta) {
+void spmm_scale(cudaStream_t stream, int64_t limit, const SpmmDense<Scalar>& c, Scalar beta) {
   if (beta == Scalar(1) || c.rows == 0 || c.cols == 0) return;
   // The unit-stride dimension inner, so that consecutive threads touch consecutive scalars.
   const bool rows_inner = c.cols > 1 && c.row_stride < c.col_stride;
   const int64_t outer = rows_inner ? c.cols : c.rows, inner = rows_inner ? c.rows : c.cols;
   const int64_t outer_stride = rows_inner ? c.col_stride : c.row_stride;
   const int64_t inner_stride = rows_inner ? c.row_stride : c.col_stride;
-  spmm_scale_kernel<<<grid_blocks(outer * inner, spmm_scale_block_threads), spmm_scale_block_threads, 0, stream>>>(
-      c.data, outer, outer_stride, inner, inner_stride, beta);
+  const KernelLaunch launch = spmm_scale_launch(outer * inner, limit);
+  SPROCKET_CUDA_LAUNCH(launch, stream, spmm_scale_kernel<Scalar>)(c.data, outer, outer_stride, inner, inner_stride,
+                                                                  beta);
   check_launch("Sprocket::spmm", "spmm_scale_kernel");
+}
+
+/// The ASpT launch for a layout of num_panels panels of P rows, heavy tiles of W slots (has_tiles:
+/// the layout has any), K columns of scalar_bytes-byte scalars, on num_sms multiprocessors: the
+/// shape (G from K; for G = 32 the covering CF <= spmm_aspt_max_coarsening, halved while the
+/// shared memory would exceed the budget, the panel would need more than one pass, or the grid
+/// would drop below 2 blocks per SM), one block per (panel, K-slice) (no grid-stride loop, so no
+/// grid clamp), min(16, ceil(P / (32 / G))) warps, and max(W, rows of one pass) * SW scalars of
+/// shared memory (0 without tiles). Throws InvalidArgument when a K-slice's tile does not fit
+/// the budget or the grid exceeds 2^31 - 1 blocks.
+inline SpmmLaunchChoice spmm_aspt_launch(int64_t K, int64_t P, int64_t W, int64_t num_panels, bool has_tiles,
+                                         int scalar_bytes, int num_sms) {
+  // Scalars of shared memory per slice column: the staged tile (W slots) or, after the tiles,
+  // the heavy sums of one pass's rows, whichever is larger; nothing when no panel has tiles.
+  const auto shared_rows = [&](int lanes, int cf) -> int64_t {
+    if (!has_tiles) return 0;
+    const int64_t warps = std::min<int64_t>(spmm_aspt_max_warps, spmm_ceil_div(P, spmm_warp_size / lanes));
+    const int64_t pass_rows = warps * (spmm_warp_size / lanes) * spmm_rows_per_group(lanes, cf, scalar_bytes);
+    return std::max(W, std::min(P, pass_rows));
+  };
+  SpmmLaunchChoice choice;
+  choice.shape = spmm_choose_shape(K, spmm_aspt_max_coarsening, [&](int cf) {
+    const bool fits =
+        shared_rows(spmm_warp_size, cf) * spmm_warp_size * cf * scalar_bytes <= spmm_cuda_shared_budget_bytes;
+    const bool one_pass = P <= int64_t{spmm_aspt_max_warps} * spmm_rows_per_group(spmm_warp_size, cf, scalar_bytes);
+    const bool enough_blocks = num_panels * spmm_ceil_div(K, int64_t{spmm_warp_size} * cf) >= int64_t{2} * num_sms;
+    return fits && one_pass && enough_blocks;
+  });
+  const SpmmCudaShape& shape = choice.shape;
+  const int64_t slice = int64_t{shape.lanes} * shape.coarsening;
+  const int64_t shared_bytes = shared_rows(shape.lanes, shape.coarsening) * slice * scalar_bytes;
+  SPROCKET_REQUIRE(shared_bytes <= spmm_cuda_shared_budget_bytes, "Sprocket::spmm (CUDA, aspt): tiles of ", W,
+                   " columns need ", shared_bytes, " bytes of shared memory for a K-slice of ", slice,
+                   " columns; the budget is ", spmm_cuda_shared_budget_bytes, " bytes (tile_cols at most ",
+                   spmm_cuda_max_tile_cols(slice, scalar_bytes), " for ", scalar_bytes, "-byte scalars)");
+  const int64_t num_blocks = num_panels * shape.num_slices;
+  SPROCKET_REQUIRE(num_blocks <= int64_t{INT32_MAX}, "Sprocket::spmm (CUDA, aspt): ", num_panels, " panels x ",
+                   shape.num_slices, " K-slices exceed the grid limit of 2^31 - 1 blocks");
+  const int64_t warps = std::min<int64_t>(spmm_aspt_max_warps, spmm_ceil_div(P, spmm_warp_size / shape.lanes));
+  choice.launch.grid = static_cast<unsigned>(num_blocks);
+  choice.launch.block = static_cast<unsigned>(warps * spmm_warp_size);
+  choice.launch.shared_bytes = static_cast<size_t>(shared_bytes);
+  choice.launch.launch_bound = spmm_aspt_max_threads;
+  return choice;
+}
+
+/// The csr_rows launch for num_rows rows and K columns on num_sms multiprocessors: the shape
+/// (G from K; for G = 32 the covering CF <= spmm_csr_max_coarsening, halved while the (row,
+/// K-slice) groups would not fill 64 warps per SM, as many as a full sm_80/sm_90 SM holds),
+/// 256-thread blocks, one group per work item, at most `limit` blocks (grid-stride).
+inline SpmmLaunchChoice spmm_csr_rows_launch(int64_t num_rows, int64_t K, int num_sms, int64_t limit) {
+  SpmmLaunchChoice choice;
+  choice.shape = spmm_choose_shape(K, spmm_csr_max_coarsening, [&](int cf) {
+    return num_rows * spmm_ceil_div(K, int64_t{spmm_warp_size} * cf) >= int64_t{64} * num_sms;
+  });
+  const int64_t groups_per_block = spmm_csr_block_threads / choice.shape.lanes;
+  choice.launch.grid = grid_blocks(num_rows * choice.shape.num_slices, groups_per_block, limit);
+  choice.launch.block = spmm_csr_block_threads;
+  choice.launch.shared_bytes = 0;
+  choice.launch.launch_bound = spmm_csr_block_threads;
+  return choice;
 }
 
 /// Shared state of one apply: checks the operands against the layout's shape, fills the CSR
 /// and dense fields of the kernel arguments.
-template <class Layout, class BView, class CView, class Scalar>
+template <class Space, class Layout, class BView, class CView, class Scalar>
 auto spmm_cuda_args(const char* kernel, const Layout& L, Scalar alpha, const BView& B, Scalar beta,
                     const CView& C) {
   using Ordinal = typename decltype(Layout::entries)::non_const_value_type;
@@ -198,9 +285,9 @@ auto spmm_cuda_args(const char* kernel, const Layout& L, Scalar alpha, const BVi
   static_assert(spmm_cuda_supported_v<Layout, BView, CView, Scalar>,
                 "Sprocket::spmm (CUDA): the raw kernels take float or double with B, C and the matrix values all "
                 "of that type (C not const); route other types to the portable kernel");
-  static_assert(Kokkos::SpaceAccessibility<Kokkos::Cuda, typename BView::memory_space>::accessible &&
-                    Kokkos::SpaceAccessibility<Kokkos::Cuda, typename CView::memory_space>::accessible,
-                "Sprocket::spmm (CUDA): B and C must be accessible from Kokkos::Cuda");
+  static_assert(Kokkos::SpaceAccessibility<typename Space::memory_space, typename BView::memory_space>::accessible &&
+                    Kokkos::SpaceAccessibility<typename Space::memory_space, typename CView::memory_space>::accessible,
+                "Sprocket::spmm (CUDA): B and C must be accessible from the execution space (Kokkos::Cuda)");
   const SpmmDense<const Scalar> b = spmm_dense<const Scalar>(B);
   const SpmmDense<Scalar> c = spmm_dense<Scalar>(C);
   SPROCKET_REQUIRE(b.rows == L.num_cols && c.rows == L.num_rows && b.cols == c.cols, "Sprocket::spmm (CUDA, ",
@@ -227,17 +314,17 @@ auto spmm_cuda_args(const char* kernel, const Layout& L, Scalar alpha, const BVi
 
 /// ASpT SpMM (see the top of this file): C = alpha * A * B + beta * C with A given by the GPU
 /// tile layout L (an SpmmAnalysis built with modulo_slots, i.e. for SpmmTarget::cuda).
-template <class Layout, class BView, class CView, class Scalar>
-void spmm_aspt(const Kokkos::Cuda& space, const Layout& L, Scalar alpha, const BView& B, Scalar beta, const CView& C) {
+template <class Space, class Layout, class BView, class CView, class Scalar>
+void spmm_aspt(const Space& space, const Layout& L, Scalar alpha, const BView& B, Scalar beta, const CView& C) {
   using Ordinal = typename decltype(Layout::entries)::non_const_value_type;
   using Offset = typename decltype(Layout::row_map)::non_const_value_type;
-  const auto prepared = spmm_cuda_args("aspt", L, alpha, B, beta, C);
+  const auto prepared = spmm_cuda_args<Space>("aspt", L, alpha, B, beta, C);
   SpmmCudaArgs<Scalar, Ordinal, Offset> a = prepared.first;
   const SpmmDense<Scalar> c = prepared.second;
   if (L.num_rows == 0 || a.K == 0) return;
   ProfilingRegion region("Sprocket::spmm::cuda::aspt");
-  const cudaStream_t stream = space.cuda_stream();
-  if (alpha == Scalar(0)) return spmm_scale(stream, c, beta);
+  const cudaStream_t stream = stream_of(space);
+  if (alpha == Scalar(0)) return spmm_scale(stream, grid_limit(space), c, beta);
 
   const int64_t P = L.panel_rows, W = L.tile_cols_max, num_panels = L.num_panels;
   const int64_t num_tiles = L.tile_col_ptr.extent(0) > 0 ? static_cast<int64_t>(L.tile_col_ptr.extent(0)) - 1 : 0;
@@ -251,52 +338,26 @@ void spmm_aspt(const Kokkos::Cuda& space, const Layout& L, Scalar alpha, const B
                    "Sprocket::spmm (CUDA, aspt): layout with ", num_tiles, " heavy tiles of width ", W, " has ",
                    L.tile_row_end.extent(0), " tile_row_end entries (expected ", num_tiles * P, ")");
 
-  constexpr int scalar_bytes = static_cast<int>(sizeof(Scalar));
-  // Scalars of shared memory per slice column: the staged tile (W slots) or, after the tiles,
-  // the heavy sums of one pass's rows, whichever is larger; nothing when no panel has tiles.
-  const auto shared_rows = [&](int lanes, int cf) -> int64_t {
-    if (!has_tiles) return 0;
-    const int64_t warps = std::min<int64_t>(spmm_aspt_max_warps, spmm_ceil_div(P, spmm_warp_size / lanes));
-    const int64_t pass_rows = warps * (spmm_warp_size / lanes) * spmm_rows_per_group(lanes, cf, scalar_bytes);
-    return std::max(W, std::min(P, pass_rows));
-  };
-  const int num_sms = space.cuda_device_prop().multiProcessorCount;
-  const SpmmCudaShape shape = spmm_choose_shape(a.K, spmm_aspt_max_coarsening, [&](int cf) {
-    const bool fits =
-        shared_rows(spmm_warp_size, cf) * spmm_warp_size * cf * scalar_bytes <= spmm_cuda_shared_budget_bytes;
-    const bool one_pass = P <= int64_t{spmm_aspt_max_warps} * spmm_rows_per_group(spmm_warp_size, cf, scalar_bytes);
-    const bool enough_blocks = num_panels * spmm_ceil_div(a.K, int64_t{spmm_warp_size} * cf) >= int64_t{2} * num_sms;
-    return fits && one_pass && enough_blocks;
-  });
-  const int64_t slice = int64_t{shape.lanes} * shape.coarsening;
-  const int64_t shared_bytes = shared_rows(shape.lanes, shape.coarsening) * slice * scalar_bytes;
-  SPROCKET_REQUIRE(shared_bytes <= spmm_cuda_shared_budget_bytes, "Sprocket::spmm (CUDA, aspt): tiles of ", W,
-                   " columns need ", shared_bytes, " bytes of shared memory for a K-slice of ", slice,
-                   " columns; the budget is ", spmm_cuda_shared_budget_bytes, " bytes (tile_cols at most ",
-                   spmm_cuda_max_tile_cols(slice, scalar_bytes), " for ", scalar_bytes, "-byte scalars)");
-  const int64_t num_blocks = num_panels * shape.num_slices;
-  SPROCKET_REQUIRE(num_blocks <= int64_t{INT32_MAX}, "Sprocket::spmm (CUDA, aspt): ", num_panels, " panels x ",
-                   shape.num_slices, " K-slices exceed the grid limit of 2^31 - 1 blocks");
-
+  const SpmmLaunchChoice choice = spmm_aspt_launch(a.K, P, W, num_panels, has_tiles, static_cast<int>(sizeof(Scalar)),
+                                                   multiprocessor_count(space));
   a.panel_ptr = L.panel_ptr.data();
   a.tile_row_end = L.tile_row_end.data();
   a.tile_col_ptr = L.tile_col_ptr.data();
   a.tile_cols = L.tile_cols.data();
   a.panel_rows = P;
   a.slots = spmm_slot_divisor(has_tiles ? static_cast<uint32_t>(W) : 1u);
-  a.num_slices = shape.num_slices;
-  const int warps = static_cast<int>(
-      std::min<int64_t>(spmm_aspt_max_warps, spmm_ceil_div(P, spmm_warp_size / shape.lanes)));
+  a.num_slices = choice.shape.num_slices;
   const SpmmCudaArgs<Scalar, Ordinal, Offset> args = a;
-  spmm_with_shape(shape, [&](auto lanes, auto coarsening) {
+  const KernelLaunch launch = choice.launch;
+  spmm_with_shape(choice.shape, [&](auto lanes, auto coarsening) {
     constexpr int G = decltype(lanes)::value, CF = decltype(coarsening)::value;
     if constexpr (CF <= spmm_aspt_max_coarsening) {
-      void (*kernel)(SpmmCudaArgs<Scalar, Ordinal, Offset>) = spmm_aspt_kernel<G, CF, Scalar, Ordinal, Offset>;
+      void (*aspt_kernel)(SpmmCudaArgs<Scalar, Ordinal, Offset>) = spmm_aspt_kernel<G, CF, Scalar, Ordinal, Offset>;
       // Above the default 48 KiB of dynamic shared memory per block a kernel must opt in; the
       // attribute is set to the whole budget (the same value every time, whatever this launch
       // needs), so concurrent applies cannot shrink it under each other.
-      if (shared_bytes > 48 * 1024) {
-        const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+      if (launch.shared_bytes > 48 * 1024) {
+        const cudaError_t err = cudaFuncSetAttribute(aspt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                      static_cast<int>(spmm_cuda_shared_budget_bytes));
         if (err != cudaSuccess)
           throw Error(std::string("Sprocket::spmm (CUDA): allowing ") +
@@ -304,8 +365,7 @@ void spmm_aspt(const Kokkos::Cuda& space, const Layout& L, Scalar alpha, const B
                       " bytes of shared memory for spmm_aspt_kernel failed: " + cudaGetErrorName(err) + ": " +
                       cudaGetErrorString(err));
       }
-      kernel<<<static_cast<unsigned>(num_blocks), warps * spmm_warp_size, static_cast<size_t>(shared_bytes),
-               stream>>>(args);
+      SPROCKET_CUDA_LAUNCH(launch, stream, aspt_kernel)(args);
       check_launch("Sprocket::spmm", "spmm_aspt_kernel");
     } else {
       throw Error("Sprocket::spmm (CUDA): the ASpT kernel is not compiled for " + std::to_string(CF) +
@@ -316,42 +376,35 @@ void spmm_aspt(const Kokkos::Cuda& space, const Layout& L, Scalar alpha, const B
 
 /// Untiled CSR SpMM over L.row_map / entries / values (the plan's reordered copy of A; the
 /// tiles are ignored): C = alpha * A * B + beta * C.
-template <class Layout, class BView, class CView, class Scalar>
-void spmm_csr_rows(const Kokkos::Cuda& space, const Layout& L, Scalar alpha, const BView& B, Scalar beta,
-                   const CView& C) {
+template <class Space, class Layout, class BView, class CView, class Scalar>
+void spmm_csr_rows(const Space& space, const Layout& L, Scalar alpha, const BView& B, Scalar beta, const CView& C) {
   using Ordinal = typename decltype(Layout::entries)::non_const_value_type;
   using Offset = typename decltype(Layout::row_map)::non_const_value_type;
-  const auto prepared = spmm_cuda_args("csr_rows", L, alpha, B, beta, C);
+  const auto prepared = spmm_cuda_args<Space>("csr_rows", L, alpha, B, beta, C);
   SpmmCudaArgs<Scalar, Ordinal, Offset> a = prepared.first;
   const SpmmDense<Scalar> c = prepared.second;
   if (L.num_rows == 0 || a.K == 0) return;
   ProfilingRegion region("Sprocket::spmm::cuda::csr_rows");
-  const cudaStream_t stream = space.cuda_stream();
-  if (alpha == Scalar(0)) return spmm_scale(stream, c, beta);
+  const cudaStream_t stream = stream_of(space);
+  if (alpha == Scalar(0)) return spmm_scale(stream, grid_limit(space), c, beta);
 
-  const int num_sms = space.cuda_device_prop().multiProcessorCount;
-  // A full sm_80/sm_90 SM holds 64 warps; coarsen only while the (row, slice) groups still fill
-  // every SM.
-  const SpmmCudaShape shape = spmm_choose_shape(a.K, spmm_csr_max_coarsening, [&](int cf) {
-    return L.num_rows * spmm_ceil_div(a.K, int64_t{spmm_warp_size} * cf) >= int64_t{64} * num_sms;
-  });
-  a.num_slices = shape.num_slices;
+  const SpmmLaunchChoice choice = spmm_csr_rows_launch(L.num_rows, a.K, multiprocessor_count(space), grid_limit(space));
+  a.num_slices = choice.shape.num_slices;
   const SpmmCudaArgs<Scalar, Ordinal, Offset> args = a;
-  spmm_with_shape(shape, [&](auto lanes, auto coarsening) {
+  const KernelLaunch launch = choice.launch;
+  spmm_with_shape(choice.shape, [&](auto lanes, auto coarsening) {
     constexpr int G = decltype(lanes)::value, CF = decltype(coarsening)::value;
-    constexpr int groups_per_block = spmm_csr_block_threads / G;
-    spmm_csr_rows_kernel<G, CF, Scalar, Ordinal, Offset>
-        <<<grid_blocks(args.num_rows * args.num_slices, groups_per_block), spmm_csr_block_threads, 0, stream>>>(
-            args);
+    SPROCKET_CUDA_LAUNCH(launch, stream, spmm_csr_rows_kernel<G, CF, Scalar, Ordinal, Offset>)(args);
     check_launch("Sprocket::spmm", "spmm_csr_rows_kernel");
   });
 }
 
-/// The CUDA entry point: C = alpha * A * B + beta * C with the analysis's kernel. Only for the
-/// types spmm_cuda_supported_v accepts (spmm_dispatch.hpp routes the others to the portable
-/// backend when it resolves the backend).
-template <class Scalar, class Ordinal, class Offset, class Device, class BView, class CView>
-void spmm_apply(const Kokkos::Cuda& space, const SpmmAnalysis<Scalar, Ordinal, Offset, Device>& analysis, Scalar alpha,
+/// The CUDA entry point: C = alpha * A * B + beta * C with the analysis's kernel, on `space`
+/// (Kokkos::Cuda; the emulated device in the emulated tests). Only for the types
+/// spmm_cuda_supported_v accepts (spmm_dispatch.hpp routes the others to the portable backend
+/// when it resolves the backend).
+template <class Space, class Scalar, class Ordinal, class Offset, class Device, class BView, class CView>
+void spmm_apply(const Space& space, const SpmmAnalysis<Scalar, Ordinal, Offset, Device>& analysis, Scalar alpha,
                 const BView& B, Scalar beta, const CView& C) {
   if (analysis.kernel == SpmmKernel::aspt) return spmm_aspt(space, analysis, alpha, B, beta, C);
   spmm_csr_rows(space, analysis, alpha, B, beta, C);
@@ -360,4 +413,4 @@ void spmm_apply(const Kokkos::Cuda& space, const SpmmAnalysis<Scalar, Ordinal, O
 }  // namespace cuda
 }  // namespace Impl
 }  // namespace Sprocket
-#endif  // KOKKOS_ENABLE_CUDA
+#endif  // KOKKOS_ENABLE_CUDA || SPROCKET_CUDA_EMULATION

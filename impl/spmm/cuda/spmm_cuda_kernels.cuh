@@ -21,13 +21,18 @@
 // and C are int64_t, positions in A int64_t unless Offset is a signed 32-bit type (SpmmPos).
 // csr_rows and scale clamp their grids on the host and loop grid-stride; the ASpT kernel runs
 // exactly one block per (panel, K-slice) (the launcher checks that the count fits gridDim.x).
+//
+// The same source runs on the CPU in the test-only emulation (SPROCKET_CUDA_EMULATION,
+// unit_tests/spmm/test_spmm_cuda_emulated.cpp): the dynamic shared memory is reached through
+// SPROCKET_CUDA_DYNAMIC_SHARED (impl/common/cuda/cuda_device.cuh), nothing else differs.
 #include <Kokkos_Core.hpp>
 
-#ifdef KOKKOS_ENABLE_CUDA
+#include "impl/common/cuda/cuda_device.cuh"
+
+#if defined(KOKKOS_ENABLE_CUDA) || defined(SPROCKET_CUDA_EMULATION)
 #include <cstdint>
 #include <type_traits>
 
-#include "impl/common/cuda/cuda_device.cuh"
 #include "impl/spmm/cuda/spmm_cuda_limits.hpp"
 
 namespace Sprocket {
@@ -285,9 +290,6 @@ __device__ __forceinline__ void spmm_stage_tile(Scalar* tile, const Ordinal* col
   }
 }
 
-/// Dynamic shared memory of the ASpT kernel (one declaration for every instantiation).
-extern __shared__ __align__(16) unsigned char spmm_shared_memory[];
-
 /// ASpT SpMM (Listings 2 and 3 fused). One block per work item w = blockIdx.x = (panel p,
 /// K-slice s) with p = w / num_slices (the slices of one panel are adjacent, so they share A's
 /// panel in L2); the launcher starts exactly num_panels * num_slices blocks (no grid-stride
@@ -317,7 +319,7 @@ __global__ void __launch_bounds__(spmm_aspt_max_threads, spmm_aspt_min_blocks_pe
   constexpr int R = spmm_rows_per_group(G, CF, static_cast<int>(sizeof(Scalar)));
   static_assert(G >= 1 && G <= spmm_warp_size && (G & (G - 1)) == 0, "G: a power of two <= 32");
   static_assert(R >= 1 && R <= G, "lane q < R carries row q's bounds");
-  Scalar* const tile = reinterpret_cast<Scalar*>(spmm_shared_memory);
+  Scalar* const tile = SPROCKET_CUDA_DYNAMIC_SHARED(Scalar);  // the launch's shared_bytes
   const int q = static_cast<int>(threadIdx.x % G);
   const int group = static_cast<int>(threadIdx.x / G);
   const int num_groups = static_cast<int>(blockDim.x / G);
@@ -455,4 +457,4 @@ __global__ void __launch_bounds__(spmm_scale_block_threads)
 }  // namespace cuda
 }  // namespace Impl
 }  // namespace Sprocket
-#endif  // KOKKOS_ENABLE_CUDA
+#endif  // KOKKOS_ENABLE_CUDA || SPROCKET_CUDA_EMULATION

@@ -34,19 +34,27 @@
 //
 // Every kernel writes every row of its virtual rows, empty rows included, as
 // y(r) = beta == 0 ? alpha * sum : beta * y(r) + alpha * sum (NaN in y does not propagate when
-// beta == 0). Grid sizes are computed in int64 and clamped to max_grid_blocks; the kernels loop
-// grid-stride, so counts beyond 2^31 - 1 threads are covered. x and y are passed as data() and
-// stride(0), which covers LayoutLeft, LayoutRight and the LayoutStride column subviews the plan
-// makes of rank-2 LayoutRight Views. Read-only arrays go through __ldg.
+// beta == 0). Grid sizes are computed in int64 and clamped to grid_limit(space) (max_grid_blocks
+// on a GPU); the kernels loop grid-stride, so counts beyond 2^31 - 1 threads are covered. x and
+// y are passed as data() and stride(0), which covers LayoutLeft, LayoutRight and the
+// LayoutStride column subviews the plan makes of rank-2 LayoutRight Views. Read-only arrays go
+// through __ldg.
 //
 // Scalars other than float and double (or y of another type than the scalar) have no native
 // atomicAdd / shuffle here: impl/spmv/spmv_dispatch.hpp sends them to the portable path.
+//
+// Every launch decision (grid, block, shared bytes, __launch_bounds__) is a plain function below
+// (spmv_bin_launch, spmv_split_scale_launch, spmv_split_chunk_launch), and every launch goes
+// through SPROCKET_CUDA_LAUNCH (impl/common/cuda/cuda_launch.hpp). spmv_apply is a template over
+// the execution space: Kokkos::Cuda in the CUDA build, the emulated device of the test-only CPU
+// emulation (SPROCKET_CUDA_EMULATION, unit_tests/spmv/test_spmv_cuda_emulated.cpp), which runs
+// this same launcher and kernels with small forced grids.
 #include <Kokkos_Core.hpp>
 
 #include "Sprocket_Error.hpp"
 #include "impl/spmv/spmv_analysis.hpp"
 
-#ifdef KOKKOS_ENABLE_CUDA
+#if defined(KOKKOS_ENABLE_CUDA) || defined(SPROCKET_CUDA_EMULATION)
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -59,10 +67,11 @@ namespace Sprocket {
 namespace Impl {
 namespace cuda {
 
-/// Raw pointers and strides of one apply.
+/// Raw pointers and strides of one apply, the stream and the grid clamp (grid_limit(space)).
 template <class Offset, class Ordinal, class Value, class XValue, class YValue, class Scalar>
 struct SpmvCudaArgs {
   cudaStream_t stream;
+  int64_t grid_limit;
   const Offset* row_map;
   const Ordinal* entries;
   const Value* values;
@@ -74,10 +83,50 @@ struct SpmvCudaArgs {
   int64_t y_stride;
 };
 
+/// 256-thread blocks (spmv_block_size, the constant every kernel's __launch_bounds__ names), no
+/// dynamic shared memory, `grid` blocks.
+inline KernelLaunch spmv_launch_of(unsigned grid) {
+  KernelLaunch launch;
+  launch.grid = grid;
+  launch.block = spmv_block_size;
+  launch.shared_bytes = 0;
+  launch.launch_bound = spmv_block_size;
+  return launch;
+}
+
+/// Launch of one bin of num_vrows virtual rows of U = rows_per_vrow slots each, by its kernel:
+/// thread_per_row one thread per slot, subvectorX X lanes per slot, team_per_row one block per
+/// virtual row; grids clamped to `limit` (the kernels loop grid-stride). split_row bins never
+/// reach here (make_device_schedule turns them into split rows): grid 0.
+inline KernelLaunch spmv_bin_launch(SpmvKernel kernel, int64_t num_vrows, int64_t rows_per_vrow, int64_t limit) {
+  const int64_t slots = num_vrows * rows_per_vrow;
+  const int lanes = spmv_kernel_lanes(kernel);  // 1 for thread_per_row, X for subvectorX
+  switch (kernel) {
+    case SpmvKernel::thread_per_row:
+    case SpmvKernel::subvector2:
+    case SpmvKernel::subvector4:
+    case SpmvKernel::subvector8:
+    case SpmvKernel::subvector16:
+    case SpmvKernel::subvector32: return spmv_launch_of(grid_blocks(slots * lanes, spmv_block_size, limit));
+    case SpmvKernel::team_per_row: return spmv_launch_of(grid_blocks(num_vrows, 1, limit));
+    default: return spmv_launch_of(0);
+  }
+}
+
+/// Split rows, first pass: one thread per split row.
+inline KernelLaunch spmv_split_scale_launch(int64_t num_split_rows, int64_t limit) {
+  return spmv_launch_of(grid_blocks(num_split_rows, spmv_block_size, limit));
+}
+
+/// Split rows, second pass: one block per chunk.
+inline KernelLaunch spmv_split_chunk_launch(int64_t num_split_chunks, int64_t limit) {
+  return spmv_launch_of(grid_blocks(num_split_chunks, 1, limit));
+}
+
 template <int X, class Args, class Bin>
-void spmv_launch_subvector(const Args& a, const Bin& bin) {
+void spmv_launch_subvector(const Args& a, const Bin& bin, const KernelLaunch& launch) {
   const int64_t slots = bin.num_vrows * bin.rows_per_vrow;
-  spmv_subvector_kernel<X><<<grid_blocks(slots * X, spmv_block_size), spmv_block_size, 0, a.stream>>>(
+  SPROCKET_CUDA_LAUNCH(launch, a.stream, spmv_subvector_kernel<X>)(
       a.row_map, a.entries, a.values, bin.vrows.data(), a.bounds, slots, bin.rows_per_vrow, a.alpha, a.x,
       a.x_stride, a.beta, a.y, a.y_stride);
   check_launch("Sprocket::spmv", "spmv_subvector_kernel");
@@ -87,20 +136,21 @@ template <class Args, class Bin>
 void spmv_launch_bin(const Args& a, const Bin& bin) {
   if (bin.num_vrows <= 0) return;
   const int64_t slots = bin.num_vrows * bin.rows_per_vrow;
+  const KernelLaunch launch = spmv_bin_launch(bin.kernel, bin.num_vrows, bin.rows_per_vrow, a.grid_limit);
   switch (bin.kernel) {
     case SpmvKernel::thread_per_row:
-      spmv_thread_per_row_kernel<<<grid_blocks(slots, spmv_block_size), spmv_block_size, 0, a.stream>>>(
+      SPROCKET_CUDA_LAUNCH(launch, a.stream, spmv_thread_per_row_kernel)(
           a.row_map, a.entries, a.values, bin.vrows.data(), a.bounds, slots, bin.rows_per_vrow, a.alpha, a.x,
           a.x_stride, a.beta, a.y, a.y_stride);
       check_launch("Sprocket::spmv", "spmv_thread_per_row_kernel");
       break;
-    case SpmvKernel::subvector2: spmv_launch_subvector<2>(a, bin); break;
-    case SpmvKernel::subvector4: spmv_launch_subvector<4>(a, bin); break;
-    case SpmvKernel::subvector8: spmv_launch_subvector<8>(a, bin); break;
-    case SpmvKernel::subvector16: spmv_launch_subvector<16>(a, bin); break;
-    case SpmvKernel::subvector32: spmv_launch_subvector<32>(a, bin); break;
+    case SpmvKernel::subvector2: spmv_launch_subvector<2>(a, bin, launch); break;
+    case SpmvKernel::subvector4: spmv_launch_subvector<4>(a, bin, launch); break;
+    case SpmvKernel::subvector8: spmv_launch_subvector<8>(a, bin, launch); break;
+    case SpmvKernel::subvector16: spmv_launch_subvector<16>(a, bin, launch); break;
+    case SpmvKernel::subvector32: spmv_launch_subvector<32>(a, bin, launch); break;
     case SpmvKernel::team_per_row:
-      spmv_team_per_row_kernel<<<grid_blocks(bin.num_vrows, 1), spmv_block_size, 0, a.stream>>>(
+      SPROCKET_CUDA_LAUNCH(launch, a.stream, spmv_team_per_row_kernel)(
           a.row_map, a.entries, a.values, bin.vrows.data(), a.bounds, bin.num_vrows, a.alpha, a.x, a.x_stride,
           a.beta, a.y, a.y_stride);
       check_launch("Sprocket::spmv", "spmv_team_per_row_kernel");
@@ -114,21 +164,24 @@ void spmv_launch_bin(const Args& a, const Bin& bin) {
 template <class Args, class Sched>
 void spmv_launch_split_rows(const Args& a, const Sched& s) {
   if (s.num_split_rows <= 0) return;
-  spmv_split_scale_kernel<<<grid_blocks(s.num_split_rows, spmv_block_size), spmv_block_size, 0, a.stream>>>(
-      s.split_rows.data(), s.num_split_rows, a.beta, a.y, a.y_stride);
+  const KernelLaunch scale = spmv_split_scale_launch(s.num_split_rows, a.grid_limit);
+  SPROCKET_CUDA_LAUNCH(scale, a.stream, spmv_split_scale_kernel)(s.split_rows.data(), s.num_split_rows, a.beta, a.y,
+                                                               a.y_stride);
   check_launch("Sprocket::spmv", "spmv_split_scale_kernel");
   if (s.num_split_chunks <= 0) return;
-  spmv_split_chunk_kernel<<<grid_blocks(s.num_split_chunks, 1), spmv_block_size, 0, a.stream>>>(
+  const KernelLaunch chunks = spmv_split_chunk_launch(s.num_split_chunks, a.grid_limit);
+  SPROCKET_CUDA_LAUNCH(chunks, a.stream, spmv_split_chunk_kernel)(
       a.row_map, a.entries, a.values, s.split_rows.data(), s.split_chunk_begin.data(), s.chunk_split_index.data(),
       s.num_split_chunks, s.split_chunk, a.alpha, a.x, a.x_stride, a.y, a.y_stride);
   check_launch("Sprocket::spmv", "spmv_split_chunk_kernel");
 }
 
-/// y = alpha * A * x + beta * y for rank-1 x and y (mode N), every bin then the split rows.
-/// Float and double with y of the scalar's type only (raw_kernel_supported_v; the dispatch sends
-/// other types to the portable path).
-template <class CrsType, class XView, class YView, class Scalar>
-void spmv_apply(const Kokkos::Cuda& space, const SpmvAnalysis<CrsType>& analysis, Scalar alpha, const XView& x,
+/// y = alpha * A * x + beta * y for rank-1 x and y (mode N), every bin then the split rows, on
+/// `space`: Kokkos::Cuda, or the emulated device of the CPU emulation (stream_of, grid_limit are
+/// found by argument-dependent lookup). Float and double with y of the scalar's type only
+/// (raw_kernel_supported_v; the dispatch sends other types to the portable path).
+template <class Space, class CrsType, class XView, class YView, class Scalar>
+void spmv_apply(const Space& space, const SpmvAnalysis<CrsType>& analysis, Scalar alpha, const XView& x,
                 Scalar beta, const YView& y) {
   static_assert(XView::rank == 1 && YView::rank == 1, "Sprocket::spmv (CUDA): x and y must be rank 1 here");
   using YValue = typename YView::non_const_value_type;
@@ -138,9 +191,10 @@ void spmv_apply(const Kokkos::Cuda& space, const SpmvAnalysis<CrsType>& analysis
   using AMatrix = CrsType;
   const CrsType& A = analysis.A;
   const auto& s = analysis.schedule;
-  static_assert(Kokkos::SpaceAccessibility<Kokkos::Cuda, typename XView::memory_space>::accessible &&
-                    Kokkos::SpaceAccessibility<Kokkos::Cuda, typename YView::memory_space>::accessible,
-                "Sprocket::spmv (CUDA): x and y must be accessible from Kokkos::Cuda");
+  using SpaceMemory = typename Space::memory_space;
+  static_assert(Kokkos::SpaceAccessibility<SpaceMemory, typename XView::memory_space>::accessible &&
+                    Kokkos::SpaceAccessibility<SpaceMemory, typename YView::memory_space>::accessible,
+                "Sprocket::spmv (CUDA): x and y must be accessible from the execution space");
   using Offset = typename AMatrix::non_const_size_type;
   using Ordinal = typename AMatrix::non_const_ordinal_type;
   using Value = typename AMatrix::non_const_value_type;
@@ -150,7 +204,8 @@ void spmv_apply(const Kokkos::Cuda& space, const SpmvAnalysis<CrsType>& analysis
 
   ProfilingRegion region("Sprocket::spmv::cuda");
   const SpmvCudaArgs<Offset, Ordinal, Value, XValue, YValue, Scalar> args{
-      space.cuda_stream(),
+      stream_of(space),
+      grid_limit(space),
       A.graph.row_map.data(),
       A.graph.entries.data(),
       A.values.data(),
@@ -168,4 +223,4 @@ void spmv_apply(const Kokkos::Cuda& space, const SpmvAnalysis<CrsType>& analysis
 }  // namespace cuda
 }  // namespace Impl
 }  // namespace Sprocket
-#endif  // KOKKOS_ENABLE_CUDA
+#endif  // KOKKOS_ENABLE_CUDA || SPROCKET_CUDA_EMULATION

@@ -10,13 +10,18 @@
 // that rank-1 subviews of LayoutRight rank-2 Views (LayoutStride, stride = number of columns)
 // work as they are. Index arithmetic is int64_t throughout; grids are clamped on the host and
 // every kernel loops grid-stride, so counts beyond 2^31 - 1 threads or blocks are covered.
+//
+// The same source also runs on the CPU in the test-only emulation (SPROCKET_CUDA_EMULATION,
+// unit_tests/cuda_emulation/, tests in unit_tests/spmv/test_spmv_cuda_emulated.cpp): shared arrays
+// are declared through SPROCKET_CUDA_SHARED (impl/common/cuda/cuda_device.cuh); nothing else
+// differs between nvcc and the host compiler.
 #include <Kokkos_Core.hpp>
 
-#ifdef KOKKOS_ENABLE_CUDA
+#include "impl/common/cuda/cuda_device.cuh"
+
+#if defined(KOKKOS_ENABLE_CUDA) || defined(SPROCKET_CUDA_EMULATION)
 #include <cstdint>
 #include <type_traits>
-
-#include "impl/common/cuda/cuda_device.cuh"
 
 namespace Sprocket {
 namespace Impl {
@@ -179,7 +184,7 @@ __global__ void __launch_bounds__(spmv_block_size)
                              const Ordinal* __restrict__ bounds, int64_t num_vrows, Scalar alpha,
                              const XValue* __restrict__ x, int64_t x_stride, Scalar beta, YValue* y,
                              int64_t y_stride) {
-  __shared__ Scalar buffers[2][spmv_block_size / spmv_warp_size];
+  SPROCKET_CUDA_SHARED(Scalar, buffers, [2][spmv_block_size / spmv_warp_size]);
   int parity = 0;
   for (int64_t vi = blockIdx.x; vi < num_vrows; vi += gridDim.x) {
     const int64_t v = ldg(vrows + vi);
@@ -221,7 +226,7 @@ __global__ void __launch_bounds__(spmv_block_size)
                             const Ordinal* __restrict__ chunk_split_index, int64_t num_chunks, int64_t chunk,
                             Scalar alpha, const XValue* __restrict__ x, int64_t x_stride, YValue* y,
                             int64_t y_stride) {
-  __shared__ Scalar buffers[2][spmv_block_size / spmv_warp_size];
+  SPROCKET_CUDA_SHARED(Scalar, buffers, [2][spmv_block_size / spmv_warp_size]);
   int parity = 0;
   for (int64_t c = blockIdx.x; c < num_chunks; c += gridDim.x) {
     const int64_t i = ldg(chunk_split_index + c);
@@ -242,4 +247,4 @@ __global__ void __launch_bounds__(spmv_block_size)
 }  // namespace cuda
 }  // namespace Impl
 }  // namespace Sprocket
-#endif  // KOKKOS_ENABLE_CUDA
+#endif  // KOKKOS_ENABLE_CUDA || SPROCKET_CUDA_EMULATION
