@@ -423,7 +423,7 @@ std::string diagnose_stuck(BlockState& s) {
       }
     }
   }
-  std::string message = "deadlock: no thread can run;";
+  std::string message = "threads wait forever:";
   int listed = 0;
   for (unsigned t = 0; t < s.count && listed < 8; ++t)
     if (fb[t].status == Status::waiting) {
@@ -645,7 +645,7 @@ void run_grid(const LaunchInfo& info, const std::function<void()>& thread_body) 
         if (next < 0) {
           bool all_exited = true;
           for (unsigned t = 0; t < s.count; ++t) all_exited = all_exited && fibers[t].status == Status::exited;
-          if (!all_exited) s.error = prefix(s) + diagnose_stuck(s);
+          if (!all_exited) s.error = prefix(s) + "deadlock (no thread can run): " + diagnose_stuck(s);
           break;
         }
         const unsigned t = static_cast<unsigned>(next);

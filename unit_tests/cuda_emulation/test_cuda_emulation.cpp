@@ -262,8 +262,10 @@ TEST(CudaEmulation, DiagnosesWhatCudaLeavesUndefined) {
   expect(self, "test_cuda_emulation.cpp:");
   expect(diagnosis([&] { SPROCKET_CUDA_LAUNCH(shape(1, 32), stream_of(device), exited_lane_kernel)(o); }),
          "names lane 5: that lane has exited");
-  expect(diagnosis([&] { SPROCKET_CUDA_LAUNCH(shape(1, 32), stream_of(device), different_shuffles_kernel)(o); }),
-         "reach different synchronization points");
+  const std::string divergent =
+      diagnosis([&] { SPROCKET_CUDA_LAUNCH(shape(1, 32), stream_of(device), different_shuffles_kernel)(o); });
+  expect(divergent, "deadlock (no thread can run): lanes of mask 0xffffffff reach different synchronization points");
+  expect(divergent, "waits at __shfl_xor_sync(0xffffffff, 4-byte value, width 32) at test_cuda_emulation.cpp:");
   expect(diagnosis([&] { SPROCKET_CUDA_LAUNCH(shape(2, 64), stream_of(device), divergent_barrier_kernel)(o); }),
          "threads reach __syncthreads at different places");
   expect(diagnosis([&] { SPROCKET_CUDA_LAUNCH(shape(1, 64), stream_of(device), barrier_after_exit_kernel)(o); }),
