@@ -15,7 +15,6 @@
 #include <new>
 #include <numeric>
 #include <random>
-#include <sstream>
 #include <utility>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -128,7 +127,9 @@ struct Fiber {
   void* asan_fake_stack = nullptr;
 };
 
-/// Thrown inside a fiber's frames never; a diagnosed fiber switches away for good instead.
+/// One block's run: its fibers, the scheduler's context, the first diagnosis (a diagnosed fiber
+/// records it here and switches away for good; nothing is thrown across fiber frames), and the
+/// block's shared memory.
 struct BlockState {
   const LaunchInfo* info = nullptr;
   const std::function<void()>* body = nullptr;
