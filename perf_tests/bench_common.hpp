@@ -51,8 +51,10 @@ struct Args {
   double alpha = 1.0;
   double beta = 0.0;
   int64_t stream_n = int64_t(1) << 26;  ///< elements per stream array
-  std::vector<int64_t> ks{32, 128};     ///< spmm (and later dense-operand kernels): --k, columns of B and C
-  std::string layout = "both";          ///< spmm: --layout right|left|both, layout of B and C
+  std::vector<int64_t> ks{32, 128};     ///< spmm, sddmm: --k, columns of the dense operands
+  /// spmm, sddmm: --layout right|left|both, layout of the dense operands; empty: the kernel's
+  /// default (spmm both, sddmm right)
+  std::string layout;
   int block_size = 0;                   ///< bsr: --block-size, 0 = auto (detect_block_size), else b
 };
 

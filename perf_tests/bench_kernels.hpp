@@ -9,5 +9,6 @@ namespace sprocket_bench {
 KernelEntry spmv_entry();  // bench_spmv.cpp
 KernelEntry bsr_entry();   // bench_bsr.cpp
 KernelEntry spmm_entry();  // bench_spmm.cpp
+KernelEntry sddmm_entry(); // bench_sddmm.cpp
 
 }  // namespace sprocket_bench

@@ -82,6 +82,9 @@ struct Candidate {
   std::string impl;     ///< "sprocket" for ours, else the peer's name
   std::string variant;  ///< ours: the variant; peers: "default" (or what the peer's set-up chose)
   std::function<void()> apply;
+  /// Peers that compute into storage of their own (graphblas): copies the last result into the
+  /// section's output View. --check runs it after apply; it is never timed.
+  std::function<void()> fetch_result;
   Record plan_keys;  ///< ours: what the plan runs (chosen_kernel, ...), right after variant
   Record details;    ///< fields only this implementation has, after setup_seconds
   double bytes = -1;               ///< bytes per apply of this implementation; < 0: the section's
@@ -134,7 +137,7 @@ struct Section {
   Section(std::string kernel_name, std::string matrix_name, int64_t num_rows, int64_t num_cols, int64_t num_nnz)
       : kernel(std::move(kernel_name)), matrix(std::move(matrix_name)), rows(num_rows), cols(num_cols), nnz(num_nnz) {}
 
-  std::string kernel;  ///< the "kernel" key: spmv, bsr, spmm
+  std::string kernel;  ///< the "kernel" key: spmv, bsr, spmm, sddmm
   std::string matrix;
   int64_t rows = 0, cols = 0, nnz = 0;
   double bytes = 0;  ///< per apply, for the candidates that do not count their own
@@ -315,6 +318,7 @@ bool check_candidates(const Args& args, const std::string& name, const Sprocket:
     if (beta != Scalar(0)) Kokkos::deep_copy(y, y0);
     else Kokkos::deep_copy(y, std::numeric_limits<Scalar>::quiet_NaN());
     candidates[c].apply();
+    if (candidates[c].fetch_result) candidates[c].fetch_result();
     Kokkos::fence();
     Kokkos::deep_copy(yh, y);
     for (int64_t i = 0; i < rows; ++i) got[i] = static_cast<double>(yh(i));

@@ -4,6 +4,8 @@
 //   kk        KokkosSparse::spmv with rank-2 Views (B and C in the same layout as ours)
 //   spmv      our SpmvPlan on the rank-2 Views: the operator's generic path applies it column by
 //             column (what a user gets without an SpMM kernel)
+//   graphblas SuiteSparse:GraphBLAS GrB_mxm with B full in the same layout, on its own copies of A
+//             and B (bench_graphblas.hpp), where found at build time
 //   cusparse  cusparseSpMM on A's own arrays and B, C in place, the fastest of the CSR algorithms
 //             that accept the layout (chosen at set-up), CUDA builds only
 // Default --compare: kk,spmv (and cusparse where the default space is Kokkos::Cuda).
@@ -33,6 +35,7 @@
 #include "Sprocket_Spmv.hpp"
 #include "bench_common.hpp"
 #include "bench_cusparse.hpp"
+#include "bench_graphblas.hpp"
 #include "bench_matrix_loop.hpp"
 
 namespace sprocket_bench {
@@ -336,6 +339,19 @@ int run_section(const Args& args, const std::string& name, const Sprocket::HostC
       candidates.push_back(candidate("spmv", "default",
                                      [plan, alpha, B, beta, C] { plan->apply("N", alpha, B, beta, C); },
                                      plans.spmv_setup_seconds, "SpmvPlan applied to each of the K columns"));
+    } else if (peer == "graphblas") {
+#ifdef SPROCKET_BENCH_HAVE_GRAPHBLAS
+      const std::string skip = graphblas_skip_reason(host, args.beta);
+      if (!skip.empty()) {
+        std::cerr << "sprocket-bench: graphblas skipped on " << name << ": " << skip << "\n";
+        continue;
+      }
+      const Timed<GraphblasSpmm<Mat>> g = construct_timed<GraphblasSpmm<Mat>>(host, B, C, static_cast<double>(alpha));
+      const auto op = g.object;
+      Candidate c = candidate("graphblas", "default", [op] { op->apply(); }, g.seconds, op->note());
+      c.fetch_result = [op] { op->fetch_result(); };
+      candidates.push_back(std::move(c));
+#endif
     } else if (peer == "cusparse") {
 #ifdef KOKKOS_ENABLE_CUDA
       if constexpr (std::is_same_v<Space, Kokkos::Cuda>) {
@@ -374,6 +390,7 @@ int run_section(const Args& args, const std::string& name, const Sprocket::HostC
         if (beta != Scalar(0)) Kokkos::deep_copy(C, C0);
         else Kokkos::deep_copy(C, std::numeric_limits<Scalar>::quiet_NaN());
         candidates[c].apply();
+        if (candidates[c].fetch_result) candidates[c].fetch_result();
         Kokkos::fence();
         Kokkos::deep_copy(Ch, C);
         all_ok &= check_result(checks[c], Ch, *oracle,
@@ -434,9 +451,10 @@ KernelEntry spmm_entry() {
   return matrix_kernel_entry(
       "spmm",
       "C = alpha A B + beta C, B and C dense with --k columns (--layout right|left|both): SpmmPlan variants vs kk "
-      "(KokkosSparse::spmv rank-2), spmv (SpmvPlan column by column), cusparse (cusparseSpMM, CUDA); default "
-      "--compare kk,spmv (+cusparse on CUDA)",
-      spmm::variant_names(), spmm::variant_names(), {{"kk", true, ""}, {"spmv", true, ""}, cusparse_peer()},
+      "(KokkosSparse::spmv rank-2), spmv (SpmvPlan column by column), graphblas (GrB_mxm), cusparse (cusparseSpMM, "
+      "CUDA); default --compare kk,spmv (+cusparse on CUDA)",
+      spmm::variant_names(), spmm::variant_names(),
+      {{"kk", true, ""}, {"spmv", true, ""}, graphblas_peer(), cusparse_peer()},
       "sprocket-bench --kernel spmm --matrix gen:rmat:scale=16 --k 32,128 --layout both --check",
       [](auto... a) { return spmm::run_matrix(a...); });
 }

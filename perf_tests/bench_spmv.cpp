@@ -1,6 +1,7 @@
 // sprocket-bench --kernel spmv: Sprocket::SpmvPlan (one line per variant) against Kokkos Kernels'
-// KokkosSparse::spmv ("kk") and, in CUDA builds, cusparseSpMV ("cusparse"), on the same
-// KokkosSparse::CrsMatrix, x and y, measured interleaved in one run.
+// KokkosSparse::spmv ("kk"), SuiteSparse:GraphBLAS's GrB_mxv ("graphblas", where found at build
+// time; on its own copies of A and x, bench_graphblas.hpp) and, in CUDA builds, cusparseSpMV
+// ("cusparse"), on the same KokkosSparse::CrsMatrix, x and y, measured interleaved in one run.
 //
 // Bytes per apply (each input read once, each output written once):
 //   nnz * (sizeof(Scalar) + sizeof(int))      values + column indices
@@ -21,6 +22,7 @@
 #include "Sprocket_Spmv.hpp"
 #include "bench_common.hpp"
 #include "bench_cusparse.hpp"
+#include "bench_graphblas.hpp"
 #include "bench_matrix_loop.hpp"
 
 namespace sprocket_bench {
@@ -159,6 +161,19 @@ int run_matrix(type_tag<Scalar>, type_tag<Offset>, const Args& args, const std::
     if (peer == "kk") {
       candidates.push_back(
           candidate("kk", "default", [A, alpha, x, beta, y] { KokkosSparse::spmv("N", alpha, A, x, beta, y); }));
+    } else if (peer == "graphblas") {
+#ifdef SPROCKET_BENCH_HAVE_GRAPHBLAS
+      const std::string skip = graphblas_skip_reason(host, args.beta);
+      if (!skip.empty()) {
+        std::cerr << "sprocket-bench: graphblas skipped on " << name << ": " << skip << "\n";
+        continue;
+      }
+      const Timed<GraphblasSpmv<Vec>> g = construct_timed<GraphblasSpmv<Vec>>(host, x, y, static_cast<double>(alpha));
+      const auto op = g.object;
+      Candidate c = candidate("graphblas", "default", [op] { op->apply(); }, g.seconds, op->note());
+      c.fetch_result = [op] { op->fetch_result(); };
+      candidates.push_back(std::move(c));
+#endif
     } else if (peer == "cusparse") {
 #ifdef KOKKOS_ENABLE_CUDA
       if constexpr (std::is_same_v<Space, Kokkos::Cuda>) {
@@ -185,8 +200,8 @@ int run_matrix(type_tag<Scalar>, type_tag<Offset>, const Args& args, const std::
 
 KernelEntry spmv_entry() {
   return matrix_kernel_entry(
-      "spmv", "y = alpha A x + beta y: SpmvPlan variants vs kk (KokkosSparse::spmv), cusparse (CUDA)",
-      spmv::variant_names(), spmv::all_variant_names(), {{"kk", true, ""}, cusparse_peer()},
+      "spmv", "y = alpha A x + beta y: SpmvPlan variants vs kk (KokkosSparse::spmv), graphblas (GrB_mxv), cusparse (CUDA)",
+      spmv::variant_names(), spmv::all_variant_names(), {{"kk", true, ""}, graphblas_peer(), cusparse_peer()},
       "sprocket-bench --kernel spmv --matrix gen:poisson3d:n=100 --compare kk --check",
       [](auto... a) { return spmv::run_matrix(a...); });
 }

@@ -1,4 +1,4 @@
-// sprocket-bench: Sprocket's benchmark driver. One registry of kernels (spmv, bsr, spmm, stream); each
+// sprocket-bench: Sprocket's benchmark driver. One registry of kernels (spmv, bsr, spmm, sddmm, stream); each
 // prints one line per (matrix, variant or peer) with the median seconds of --repeat timed runs
 // after --warmup untimed ones, GB/s from counted bytes, GFLOP/s, and ratio_vs_<peer> on our lines.
 //
@@ -11,6 +11,10 @@
 //   sprocket-bench --kernel spmm --matrix <...> [--k 32,128] [--layout right|left|both]
 //                  [--compare kk,spmv,cusparse] [--variant auto|<SpmmKernel name>|portable|all] (and the
 //                  common options)
+//   sprocket-bench --kernel sddmm --matrix <...> [--k 32,128] [--layout right|left|both]
+//                  [--compare graphblas,kokkos_team,cusparse]
+//                  [--variant auto|<SddmmKernel name>|build_tiles|from_spmm|portable|all] (and the common
+//                  options)
 //   sprocket-bench --kernel stream [--variant copy|triad|all] [--stream-size N] [--json]
 //
 // Exit status: 0 on success, 1 after a failed --check or an unreadable matrix (the other
@@ -45,7 +49,8 @@ namespace sprocket_bench {
 namespace {
 
 const std::vector<KernelEntry>& registry() {
-  static const std::vector<KernelEntry> kernels{spmv_entry(), stream_entry(), bsr_entry(), spmm_entry()};
+  static const std::vector<KernelEntry> kernels{spmv_entry(), stream_entry(), bsr_entry(), spmm_entry(),
+                                                sddmm_entry()};
   return kernels;
 }
 
@@ -75,8 +80,9 @@ void usage(std::ostream& os) {
         "  --beta B         beta (default 0: y is only written, not read)\n"
         "  --stream-size N  elements per stream array (default 2^26 = 67108864)\n"
         "  --block-size B   bsr: auto (default: detect_block_size) or the block size b (1..32)\n"
-        "  --k K1,K2,...    spmm: columns of the dense B and C, comma-separated (default 32,128)\n"
-        "  --layout L       spmm: layout of B and C: right, left or both (default both)\n"
+        "  --k K1,K2,...    spmm, sddmm: columns of the dense operands, comma-separated (default 32,128)\n"
+        "  --layout L       spmm, sddmm: layout of the dense operands: right, left or both (also right,left);\n"
+        "                   default both for spmm, right for sddmm\n"
         "  Threads and devices are Kokkos' options: --kokkos-threads=N, --kokkos-device-id=N\n"
         "  (or OMP_NUM_THREADS; OMP_PROC_BIND=spread OMP_PLACES=threads recommended).\n"
         "kernels:\n";
@@ -191,6 +197,7 @@ Args parse(int argc, char** argv, const KernelEntry** entry_out) {
       }
     } else if (arg == "--layout") {
       args.layout = take();
+      if (args.layout == "right,left" || args.layout == "left,right") args.layout = "both";
       if (args.layout != "right" && args.layout != "left" && args.layout != "both")
         throw UsageError("--layout must be right, left or both, not \"" + args.layout + "\"");
     }

@@ -1,5 +1,5 @@
 // sprocket-bench (perf_tests/sprocket_bench.cpp) as a user runs it: the JSON-lines contract of
-// perf_tests/README.md for every kernel (spmv, bsr, spmm, stream) on tiny generated matrices with
+// perf_tests/README.md for every kernel (spmv, bsr, spmm, sddmm, stream) on tiny generated matrices with
 // --check and few repeats: every line a flat JSON object, the keys every line must have and their
 // value types (the integers without a fraction), the keys only our lines have (ratio_vs_<peer>,
 // chosen_kernel, decided_by, setup_seconds, ...), --check passing on every line, and the exit
@@ -378,6 +378,153 @@ TEST(SprocketBench, SpmmJsonLines) {
   expect_ratios(lines, {"kk", "spmv"});
 }
 
+/// The "peers:" line --help prints for `kernel` (empty when it has none).
+std::string peers_line(const std::string& kernel) {
+  const Output help = run_bench("--help");
+  const size_t at = help.out.find("\n  " + kernel + ": ");
+  if (at == std::string::npos) return "";
+  const size_t next = help.out.find("\n  ", help.out.find("\n      e.g. ", at) + 1);
+  const std::string block = help.out.substr(at, next == std::string::npos ? std::string::npos : next - at);
+  const size_t peers = block.find("      peers: ");
+  return peers == std::string::npos ? "" : block.substr(peers, block.find('\n', peers) - peers);
+}
+
+/// Whether `kernel` offers `peer` in this build (--help marks the peers a build lacks).
+bool offers_peer(const std::string& kernel, const std::string& peer) {
+  const std::string line = peers_line(kernel);
+  return line.find(" " + peer) != std::string::npos && line.find(peer + " (not in this build)") == std::string::npos;
+}
+
+/// Whether this sprocket-bench was built with the graphblas peer.
+bool built_with_graphblas() { return offers_peer("sddmm", "graphblas"); }
+
+TEST(SprocketBench, SddmmJsonLines) {
+  const bool graphblas = built_with_graphblas();
+  const std::string matrix = "gen:poisson2d:n=12";
+  const std::string peers = graphblas ? "graphblas,kokkos_team" : "kokkos_team";
+  const Output out = run_bench("--kernel sddmm --matrix " + matrix + " --variant all --k 2,5 --layout right,left --compare " +
+                               peers + quick);
+  ASSERT_EQ(out.status, 0) << out.out << out.err;
+  const std::vector<Object> lines = json_lines(out);
+  std::set<std::string> sections;
+  const std::set<std::string> kernels{"nonzero_tiles", "aspt", "portable"};
+  for (const Object& r : lines) {
+    expect_matrix_line(r, "sddmm", matrix, 2, 1);
+    expect_integer(r, "k");
+    expect_string(r, "layout");
+    EXPECT_EQ(text(r, "form"), "pattern") << show(r);
+    sections.insert(text(r, "k") + "/" + text(r, "layout"));
+    EXPECT_EQ(number(r, "nnz"), 144 * 5 - 4 * 12) << show(r);
+    EXPECT_NEAR(number(r, "gflops"), 2.0 * number(r, "nnz") * number(r, "k") / number(r, "seconds") * 1e-9,
+                1e-5 * number(r, "gflops"))
+        << show(r);
+    // S's pattern (int offsets, int columns), A, B, out written.
+    EXPECT_EQ(number(r, "bytes"), (144 + 1) * 4 + number(r, "nnz") * (4 + 8) + (144 + 144) * number(r, "k") * 8)
+        << show(r);
+    const std::string impl = text(r, "impl");
+    if (impl == "sprocket") {
+      expect_string(r, "chosen_kernel");
+      expect_string(r, "decided_by");
+      expect_string(r, "backend");
+      expect_boolean(r, "has_tiles");
+      for (const char* key : {"preprocess_seconds", "preprocess_applies"}) expect_number(r, key);
+      EXPECT_EQ(kernels.count(text(r, "chosen_kernel")), 1u) << show(r);
+      const std::string v = text(r, "variant");
+      if (v == "nonzero_tiles" || v == "aspt") {
+        EXPECT_EQ(text(r, "chosen_kernel"), v) << show(r);
+        EXPECT_EQ(text(r, "decided_by"), "forced") << show(r);
+      } else {
+        EXPECT_EQ(text(r, "decided_by").rfind("automatic", 0), 0u) << show(r);
+      }
+      if (v == "auto") {
+        // No ASpT analysis without build_tiles or an SpmmPlan: the plan runs nonzero_tiles.
+        EXPECT_EQ(text(r, "has_tiles"), "false") << show(r);
+        EXPECT_EQ(text(r, "chosen_kernel"), "nonzero_tiles") << show(r);
+      }
+      if (v == "from_spmm") {
+        EXPECT_EQ(text(r, "has_tiles"), "true") << show(r);
+        EXPECT_EQ(text(r, "tiles_shared"), "true") << show(r);
+        expect_number(r, "spmm_plan_seconds");
+      }
+      if (v == "portable") {
+        EXPECT_EQ(text(r, "chosen_kernel"), "portable") << show(r);
+      }
+    } else {
+      EXPECT_TRUE(impl == "kokkos_team" || (graphblas && impl == "graphblas")) << show(r);
+      EXPECT_EQ(text(r, "variant"), "default") << show(r);
+      EXPECT_EQ(r.count("chosen_kernel"), 0u) << show(r);
+      EXPECT_EQ(r.count("preprocess_seconds"), 0u) << show(r);
+      if (impl == "graphblas") {
+        expect_number(r, "setup_seconds");
+        expect_string(r, "note");
+      }
+    }
+  }
+  EXPECT_EQ(sections, (std::set<std::string>{"2/right", "2/left", "5/right", "5/left"}));
+  // --variant all: auto, nonzero_tiles, aspt, build_tiles, from_spmm, portable in every section.
+  const std::vector<std::string> variants = values_of(lines, "sprocket", "variant");
+  ASSERT_EQ(variants.size(), 6u * 4u);
+  EXPECT_EQ(std::vector<std::string>(variants.begin(), variants.begin() + 6),
+            (std::vector<std::string>{"auto", "nonzero_tiles", "aspt", "build_tiles", "from_spmm", "portable"}));
+  EXPECT_EQ(values_of(lines, "kokkos_team", "variant").size(), 4u);
+  EXPECT_EQ(values_of(lines, "graphblas", "variant").size(), graphblas ? 4u : 0u);
+  expect_ratios(lines, graphblas ? std::vector<std::string>{"graphblas", "kokkos_team"}
+                                 : std::vector<std::string>{"kokkos_team"});
+
+  // Defaults: layout right only, K 32 and 128, the default peers (graphblas where built, kokkos_team);
+  // beta != 0 is checked too (the graphblas peer skips it with a message).
+  const Output defaults = run_bench("--kernel sddmm --matrix gen:poisson2d:n=6 --beta 0.5" + quick);
+  ASSERT_EQ(defaults.status, 0) << defaults.out << defaults.err;
+  const std::vector<Object> default_lines = json_lines(defaults);
+  for (const Object& r : default_lines) {
+    EXPECT_EQ(text(r, "layout"), "right") << show(r);
+    EXPECT_EQ(text(r, "check"), "true") << show(r);
+    EXPECT_NE(text(r, "impl"), "graphblas") << show(r);
+  }
+  EXPECT_EQ(values_of(default_lines, "sprocket", "k"), (std::vector<std::string>{"32", "128"}));
+  EXPECT_EQ(values_of(default_lines, "kokkos_team", "k"), (std::vector<std::string>{"32", "128"}));
+  if (graphblas) {
+    EXPECT_NE(defaults.err.find("graphblas skipped"), std::string::npos) << defaults.err;
+  } else {
+    EXPECT_NE(defaults.err.find("built without SuiteSparse:GraphBLAS"), std::string::npos) << defaults.err;
+  }
+}
+
+// Without GraphBLAS in the build, asking for the peer is a usage error that says why.
+TEST(SprocketBench, GraphblasAbsentIsAUsageError) {
+  if (built_with_graphblas()) GTEST_SKIP() << "sprocket-bench built with GraphBLAS";
+  const Output out = run_bench("--kernel sddmm --matrix gen:poisson2d:n=8 --compare graphblas");
+  EXPECT_EQ(out.status, 2) << out.out << out.err;
+  EXPECT_NE(out.err.find("built without SuiteSparse:GraphBLAS"), std::string::npos) << out.err;
+}
+
+// The graphblas peer of spmv (GrB_mxv) and spmm (GrB_mxm with a full B), where the build offers
+// it: present, checked against the reference, compared in ratio_vs_graphblas.
+TEST(SprocketBench, GraphblasPeersOfSpmvAndSpmm) {
+  const std::string matrix = "gen:poisson2d:n=12";
+  bool ran = false;
+  if (offers_peer("spmv", "graphblas")) {
+    ran = true;
+    const Output spmv = run_bench("--kernel spmv --matrix " + matrix + " --compare kk,graphblas" + quick);
+    ASSERT_EQ(spmv.status, 0) << spmv.out << spmv.err;
+    const std::vector<Object> spmv_lines = json_lines(spmv);
+    for (const Object& r : spmv_lines) expect_matrix_line(r, "spmv", matrix, 2, 1);
+    EXPECT_EQ(values_of(spmv_lines, "graphblas", "variant"), std::vector<std::string>{"default"});
+    expect_ratios(spmv_lines, {"kk", "graphblas"});
+  }
+  if (offers_peer("spmm", "graphblas")) {
+    ran = true;
+    const Output spmm =
+        run_bench("--kernel spmm --matrix " + matrix + " --k 3 --layout both --compare graphblas" + quick);
+    ASSERT_EQ(spmm.status, 0) << spmm.out << spmm.err;
+    const std::vector<Object> spmm_lines = json_lines(spmm);
+    for (const Object& r : spmm_lines) expect_matrix_line(r, "spmm", matrix, 2, 1);
+    EXPECT_EQ(values_of(spmm_lines, "graphblas", "layout"), (std::vector<std::string>{"right", "left"}));
+    expect_ratios(spmm_lines, {"graphblas"});
+  }
+  if (!ran) GTEST_SKIP() << "neither spmv nor spmm offers the graphblas peer in this build";
+}
+
 TEST(SprocketBench, StreamJsonLines) {
   const Output out = run_bench("--kernel stream --stream-size 4096" + quick);
   ASSERT_EQ(out.status, 0) << out.out << out.err;
@@ -430,6 +577,9 @@ TEST(SprocketBench, BadUsageExitsTwoNamingTheProblem) {
       {"--kernel spmv --matrix gen:poisson2d:n=8 --variant fastest", "unknown spmv variant \"fastest\""},
       {"--kernel bsr --matrix gen:poisson2d:n=8 --variant fastest", "unknown bsr variant \"fastest\""},
       {"--kernel spmm --matrix gen:poisson2d:n=8 --variant fastest", "unknown spmm variant \"fastest\""},
+      {"--kernel sddmm --matrix gen:poisson2d:n=8 --variant fastest", "unknown sddmm variant \"fastest\""},
+      {"--kernel sddmm --matrix gen:poisson2d:n=8 --compare kk", "unknown peer \"kk\""},
+      {"--kernel sddmm --matrix gen:poisson2d:n=8 --layout up", "--layout must be right, left or both"},
       {"--kernel spmv --matrix gen:poisson2d:n=8 --compare mkl", "unknown peer \"mkl\""},
       {"--kernel spmv --matrix gen:poisson2d:n=8 --repeat 0", "--repeat needs an integer >= 1"},
       {"--kernel spmv --matrix gen:poisson2d:n=8 --scalar half", "--scalar must be double or float"},
