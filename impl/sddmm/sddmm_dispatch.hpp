@@ -14,7 +14,7 @@
 //                    SddmmOptions::build_tiles / none otherwise
 //   At apply (sddmm_apply), in this order:
 //     S without entries                        -> nothing to do
-//     alpha == 0 or K == 0                     -> sddmm_scale_only (sddmm_kokkos.hpp): out = beta * out
+//     alpha == 0 or K == 0                     -> scale_only (impl/common/scale_only.hpp): out = beta * out
 //     kernel: forced, or sddmm_choose_kernel (sddmm_analysis.hpp): aspt when the tiles exist,
 //             K >= aspt_min_k (default 32 on CUDA, never on the host) and the heavy fraction
 //             reaches min_heavy_fraction; else nonzero_tiles
@@ -31,6 +31,7 @@
 #include "Sprocket_Sddmm.hpp"
 #include "Sprocket_Spmm.hpp"  // spmm_has_native_v: the same kernel coverage
 #include "impl/common/backend_resolution.hpp"
+#include "impl/common/scale_only.hpp"
 #include "impl/sddmm/host/sddmm_host.hpp"
 #include "impl/sddmm/sddmm_analysis.hpp"
 #include "impl/sddmm/sddmm_kokkos.hpp"
@@ -61,7 +62,7 @@ void sddmm_apply(const ExecSpace& space, const SddmmAnalysis<Scalar, Ordinal, Of
                  SddmmForm form, Scalar alpha, const AView& A, const BView& B, Scalar beta, const OutView& out) {
   if (analysis.nnz == 0) return;
   const int64_t K = A.extent(1);
-  if (alpha == Scalar(0) || K == 0) return sddmm_scale_only(space, beta, out);
+  if (alpha == Scalar(0) || K == 0) return scale_only(space, beta, out);
   const SddmmKernel kernel = sddmm_choose_kernel(analysis, K);
   if (analysis.backend == Backend::native) {
     if constexpr (is_host_space_v<ExecSpace>)

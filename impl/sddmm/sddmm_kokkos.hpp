@@ -5,8 +5,8 @@
 // lanes along K reducing the dot product (ThreadVectorRange), so on a GPU a warp's lanes read
 // consecutive columns of A's and B's rows and on a CPU the lane loop is the vectorizable inner
 // loop. CSR rows are found from the tile's first row (analysis) by walking / searching the row
-// map within the tile's rows; COO rows are read. Also scaling out alone, which the dispatch runs
-// for alpha == 0 or K == 0 on every backend.
+// map within the tile's rows; COO rows are read. (Scaling out alone, for alpha == 0 or K == 0 on
+// every backend, is impl/common/scale_only.hpp's.)
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cstdint>
@@ -15,14 +15,6 @@
 
 namespace Sprocket {
 namespace Impl {
-
-/// out = beta * out (beta == 0 writes zeros without reading out).
-template <class ExecSpace, class OutView, class Scalar>
-void sddmm_scale_only(const ExecSpace& space, Scalar beta, const OutView& out) {
-  Kokkos::parallel_for(
-      "Sprocket::sddmm::scale_only", Kokkos::RangePolicy<ExecSpace>(space, 0, out.extent(0)),
-      KOKKOS_LAMBDA(const int64_t k) { out(k) = beta == Scalar(0) ? Scalar(0) : beta * out(k); });
-}
 
 /// The row holding entry k among rows [lo, hi] of a CSR row map (row_map(lo) <= k <
 /// row_map(hi + 1) must hold): the largest r in [lo, hi] with row_map(r) <= k.
