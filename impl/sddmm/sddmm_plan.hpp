@@ -188,7 +188,7 @@ class SddmmPlan {
       os << "\n  kernel at K = " << K << ": " << to_string(k) << " (" << why << ")";
     }
     os << "\n  nonzero_tiles: ";
-    if (a.backend == Backend::native && is_host_space_v_()) {
+    if (a.backend == Backend::native && Impl::is_host_space_v<execution_space>) {
       os << a.num_parts << " host parts of about " << (a.num_parts > 0 ? a.nnz / a.num_parts : 0)
          << " entries each, dot products along K with "
          << (Impl::host_has_avx2_fma() ? "AVX2 + FMA (chosen at run time)" : "the build's vector width");
@@ -212,8 +212,6 @@ class SddmmPlan {
   }
 
  private:
-  static constexpr bool is_host_space_v_() { return Impl::is_host_space_v<execution_space>; }
-
   void resolve(bool coo) {
     analysis_.backend = Impl::sddmm_resolve_backend<execution_space, scalar_type>(options_.backend, &backend_reason_);
     Impl::sddmm_check_kernel(options_.kernel, analysis_.backend, coo, execution_space::name());

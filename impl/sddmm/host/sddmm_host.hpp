@@ -328,10 +328,10 @@ void sddmm_apply(const ExecSpace& space, const SddmmAnalysis<Scalar, Ordinal, Of
   // The operands with unit stride along K, copied if need be.
   const auto operand = [&](const auto& X, Kokkos::View<Scalar*, Device>& packed, const char* label, const Scalar*& p,
                            int64_t& s0, int64_t& s1) {
-    if (K <= 1 || X.stride(1) == 1 || K < sddmm_host_pack_columns) {
+    if (X.stride(1) == 1 || K < sddmm_host_pack_columns) {
       p = X.data();
       s0 = static_cast<int64_t>(X.stride(0));
-      s1 = K <= 1 ? 1 : static_cast<int64_t>(X.stride(1));
+      s1 = K == 1 ? 1 : static_cast<int64_t>(X.stride(1));
     } else {
       sddmm_pack_rows<ExecSpace, Scalar>(space, X, packed, label);
       p = packed.data();
@@ -341,8 +341,7 @@ void sddmm_apply(const ExecSpace& space, const SddmmAnalysis<Scalar, Ordinal, Of
   };
   operand(A, an.workspace.packed_a, "Sprocket::sddmm::packed_A", g.a, g.a_s0, g.a_s1);
   operand(B, an.workspace.packed_b, "Sprocket::sddmm::packed_B", g.b, g.b_s0, g.b_s1);
-  // out with a stride: the kernels write out.data()[k]; a strided rank-1 View is not expected
-  // (the plan hands contiguous or LayoutStride with stride 1, checked there).
+  // out is contiguous (the plan checks it): the kernels write out.data()[k].
   const bool avx2 = host_has_avx2_fma();
   (void)avx2;
   if (kernel == SddmmKernel::aspt) {
