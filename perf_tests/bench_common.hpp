@@ -279,12 +279,23 @@ inline Timing summarize(std::vector<double> t) {
 
 /// Times every function `repeat` times after `warmup` untimed calls each, interleaved: repeat r
 /// runs fns[0], fns[1], ... in turn, so drift (clocks, temperature, other load) hits every
-/// implementation alike. Each call is timed alone between two Kokkos::fence() calls.
+/// implementation alike. Each call is timed alone between two Kokkos::fence() calls. after[i], where
+/// given (and not empty), runs untimed after every call of fns[i], warm-ups included: it drops what
+/// the call produced (spgemm: the C each product allocates), so the runs hold one result at a time.
 inline std::vector<Timing> time_interleaved(const std::vector<std::function<void()>>& fns, int warmup,
-                                            int repeat) {
+                                            int repeat, const std::vector<std::function<void()>>& after = {}) {
   using clock = std::chrono::steady_clock;
+  const auto tidy = [&](size_t i) {
+    if (i < after.size() && after[i]) {
+      after[i]();
+      Kokkos::fence();
+    }
+  };
   for (int w = 0; w < warmup; ++w)
-    for (const auto& f : fns) f();
+    for (size_t i = 0; i < fns.size(); ++i) {
+      fns[i]();
+      tidy(i);
+    }
   Kokkos::fence();
   std::vector<std::vector<double>> samples(fns.size());
   for (int r = 0; r < repeat; ++r)
@@ -294,6 +305,7 @@ inline std::vector<Timing> time_interleaved(const std::vector<std::function<void
       fns[i]();
       Kokkos::fence();
       samples[i].push_back(std::chrono::duration<double>(clock::now() - t0).count());
+      tidy(i);
     }
   std::vector<Timing> out;
   for (auto& s : samples) out.push_back(summarize(std::move(s)));

@@ -1,5 +1,6 @@
 #pragma once
-// sprocket-bench: the SuiteSparse:GraphBLAS peers (--compare graphblas) of spmv, spmm and sddmm.
+// sprocket-bench: the SuiteSparse:GraphBLAS peers (--compare graphblas) of spmv, spmm, sddmm and
+// spgemm.
 // Compiled in when CMake finds GraphBLAS (SPROCKET_BENCH_HAVE_GRAPHBLAS, perf_tests/CMakeLists.txt);
 // otherwise graphblas_peer() is listed as not in this build and asking for it is a usage error.
 //
@@ -12,6 +13,8 @@
 //                            column (left), B transposed by the descriptor, GxB_AxB_DOT: C(i, j) =
 //                            A(i, :) . B(j, :) for the entries of S only, i.e. (A B^T) o spy(S),
 //                            Sprocket's pattern form; GrB_REPLACE so C is S's pattern alone
+//   spgemm C = A B           GrB_mxm, A and B CSR (by row; B is A's copy when the bench multiplies A
+//                            by itself), default descriptor: GraphBLAS picks the method
 // alpha is folded into the copy of A (GraphBLAS has no scaled product); beta != 0 is not supported
 // (graphblas_skip_reason). Every timed apply ends with GrB_*_wait(GrB_MATERIALIZE), so work that
 // GraphBLAS's non-blocking mode could leave pending is inside the timing. GraphBLAS allocates its
@@ -124,6 +127,11 @@ class GrbObject {
   }
   T get() const { return object_; }
   T* out() { return &object_; }
+  /// Frees the object (if any); out() may then make a new one.
+  void reset() {
+    if (object_) Free(&object_);
+    object_ = nullptr;
+  }
 
  private:
   T object_ = nullptr;
@@ -398,6 +406,60 @@ class GraphblasSddmm {
   Out out_;
   GrbMatrix mask_, A_, B_, C_;
   GrbDescriptor desc_;
+};
+
+/// spgemm peer: C = A B with GrB_mxm (PLUS_TIMES of the scalar type, default descriptor) on
+/// GraphBLAS's own CSR copies of A and B made at set-up, values rounded to Scalar. apply() makes a
+/// new C (GrB_Matrix_new), multiplies and finishes every pending piece of work
+/// (GrB_Matrix_wait(C, GrB_MATERIALIZE): C is complete and its rows sorted); release() frees C
+/// (untimed in the bench). GraphBLAS has no separate numeric phase.
+template <class Scalar>
+class GraphblasSpgemm {
+ public:
+  /// B null: C = A A, with A's copy as both operands (what a GraphBLAS user writes).
+  GraphblasSpgemm(const Sprocket::HostCsr& A, const Sprocket::HostCsr* B)
+      : rows_(A.num_rows), cols_(B ? B->num_cols : A.num_cols), square_(B == nullptr) {
+    graphblas_init();
+    graphblas_csr<Scalar>(A_, A, 1.0, false);
+    if (B) graphblas_csr<Scalar>(B_, *B, 1.0, false);
+  }
+
+  void apply() {
+    C_.reset();
+    SPROCKET_BENCH_GRB(GrB_Matrix_new(C_.out(), graphblas_type<Scalar>(), rows_, cols_));
+    SPROCKET_BENCH_GRB(GrB_mxm(C_.get(), nullptr, nullptr, graphblas_plus_times<Scalar>(), A_.get(),
+                               square_ ? A_.get() : B_.get(), nullptr));
+    SPROCKET_BENCH_GRB(GrB_Matrix_wait(C_.get(), GrB_MATERIALIZE));
+  }
+
+  void release() { C_.reset(); }
+
+  /// The last C in CSR (rows sorted): every entry GraphBLAS holds, explicit zeros included.
+  Sprocket::HostCsr result() const {
+    Sprocket::HostCsr C;
+    C.num_rows = rows_;
+    C.num_cols = cols_;
+    C.row_map.assign(static_cast<size_t>(rows_ + 1), 0);
+    if (!C_.get()) return C;
+    const GrbTuples<Scalar> t = graphblas_tuples<Scalar>(C_.get());
+    for (const GrB_Index i : t.rows) ++C.row_map[i + 1];
+    for (int64_t i = 0; i < rows_; ++i) C.row_map[i + 1] += C.row_map[i];
+    C.entries.assign(t.cols.begin(), t.cols.end());
+    C.values.assign(t.values.begin(), t.values.end());
+    return C;
+  }
+
+  std::string note() const {
+    return std::string("GrB_mxm(C, PLUS_TIMES, A, ") + (square_ ? "A" : "B") +
+           ") on GraphBLAS's own CSR copies (default method), then GrB_Matrix_wait(C, GrB_MATERIALIZE); C made "
+           "by every call; no separate numeric phase: numeric_seconds is a full product; " +
+           std::to_string(graphblas_threads()) + " threads";
+  }
+
+ private:
+  int64_t rows_, cols_;
+  bool square_;
+  GrbMatrix A_, B_, C_;
 };
 
 #endif  // SPROCKET_BENCH_HAVE_GRAPHBLAS

@@ -10,5 +10,6 @@ KernelEntry spmv_entry();  // bench_spmv.cpp
 KernelEntry bsr_entry();   // bench_bsr.cpp
 KernelEntry spmm_entry();  // bench_spmm.cpp
 KernelEntry sddmm_entry(); // bench_sddmm.cpp
+KernelEntry spgemm_entry(); // bench_spgemm.cpp
 
 }  // namespace sprocket_bench

@@ -85,6 +85,10 @@ struct Candidate {
   /// Peers that compute into storage of their own (graphblas): copies the last result into the
   /// section's output View. --check runs it after apply; it is never timed.
   std::function<void()> fetch_result;
+  /// Runs untimed after every call of apply (warm-ups too): drops what apply produced (spgemm: the C
+  /// each full product allocates), so the interleaved runs hold one result at a time and freeing
+  /// it is outside everyone's time. Empty: nothing to drop.
+  std::function<void()> release;
   Record plan_keys;  ///< ours: what the plan runs (chosen_kernel, ...), right after variant
   Record details;    ///< fields only this implementation has, after setup_seconds
   double bytes = -1;               ///< bytes per apply of this implementation; < 0: the section's
@@ -137,7 +141,7 @@ struct Section {
   Section(std::string kernel_name, std::string matrix_name, int64_t num_rows, int64_t num_cols, int64_t num_nnz)
       : kernel(std::move(kernel_name)), matrix(std::move(matrix_name)), rows(num_rows), cols(num_cols), nnz(num_nnz) {}
 
-  std::string kernel;  ///< the "kernel" key: spmv, bsr, spmm, sddmm
+  std::string kernel;  ///< the "kernel" key: spmv, bsr, spmm, sddmm, spgemm
   std::string matrix;
   int64_t rows = 0, cols = 0, nnz = 0;
   double bytes = 0;  ///< per apply, for the candidates that do not count their own
@@ -169,9 +173,12 @@ int measure_section(const Args& args, const Section& section, const std::vector<
   bool all_ok = true;
   if (check) all_ok = check(checks);
 
-  std::vector<std::function<void()>> fns;
-  for (const Candidate& c : candidates) fns.push_back(c.apply);
-  const std::vector<Timing> t = time_interleaved(fns, args.warmup, args.repeat);
+  std::vector<std::function<void()>> fns, release;
+  for (const Candidate& c : candidates) {
+    fns.push_back(c.apply);
+    release.push_back(c.release);
+  }
+  const std::vector<Timing> t = time_interleaved(fns, args.warmup, args.repeat, release);
 
   auto peer_seconds = [&](const std::string& peer) {
     for (size_t c = 0; c < candidates.size(); ++c)

@@ -1,6 +1,7 @@
-// sprocket-bench: Sprocket's benchmark driver. One registry of kernels (spmv, bsr, spmm, sddmm, stream); each
-// prints one line per (matrix, variant or peer) with the median seconds of --repeat timed runs
-// after --warmup untimed ones, GB/s from counted bytes, GFLOP/s, and ratio_vs_<peer> on our lines.
+// sprocket-bench: Sprocket's benchmark driver. One registry of kernels (spmv, bsr, spmm, sddmm,
+// spgemm, stream); each prints one line per (matrix, variant or peer) with the median seconds of
+// --repeat timed runs after --warmup untimed ones, GB/s from counted bytes, GFLOP/s, and
+// ratio_vs_<peer> on our lines.
 //
 //   sprocket-bench --kernel spmv --matrix <file.mtx[.gz] | gen:...> [--matrix ...]
 //                  [--compare kk,cusparse] [--variant auto|<name>|all] [--repeat N] [--warmup N]
@@ -15,6 +16,10 @@
 //                  [--compare graphblas,kokkos_team,cusparse]
 //                  [--variant auto|<SddmmKernel name>|build_tiles|from_spmm|portable|all] (and the common
 //                  options)
+//   sprocket-bench --kernel spgemm --matrix <...> [--compare kk,kk_unsorted,graphblas,cusparse]
+//                  [--variant auto|hash|dense|global_hash|uniform|binned|unsorted|portable|all] (and the
+//                  common options but --alpha / --beta): C = A*A (square) or A*A^T, full products
+//                  timed, numeric_seconds the numeric-only re-run, peak_bytes
 //   sprocket-bench --kernel stream [--variant copy|triad|all] [--stream-size N] [--json]
 //
 // Exit status: 0 on success, 1 after a failed --check or an unreadable matrix (the other
@@ -50,7 +55,7 @@ namespace {
 
 const std::vector<KernelEntry>& registry() {
   static const std::vector<KernelEntry> kernels{spmv_entry(), stream_entry(), bsr_entry(), spmm_entry(),
-                                                sddmm_entry()};
+                                                sddmm_entry(), spgemm_entry()};
   return kernels;
 }
 
@@ -76,8 +81,8 @@ void usage(std::ostream& os) {
         "  --stream         add the stream copy/triad lines to this run (roofline reference)\n"
         "  --scalar S       double (default) or float\n"
         "  --offset O       row-map offset type: int (default) or size_t\n"
-        "  --alpha A        y = alpha A x + beta y: alpha (default 1)\n"
-        "  --beta B         beta (default 0: y is only written, not read)\n"
+        "  --alpha A        y = alpha A x + beta y: alpha (default 1; not for spgemm)\n"
+        "  --beta B         beta (default 0: y is only written, not read; not for spgemm)\n"
         "  --stream-size N  elements per stream array (default 2^26 = 67108864)\n"
         "  --block-size B   bsr: auto (default: detect_block_size) or the block size b (1..32)\n"
         "  --k K1,K2,...    spmm, sddmm: columns of the dense operands, comma-separated (default 32,128)\n"

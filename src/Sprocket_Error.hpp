@@ -40,6 +40,21 @@ class ParseError : public Error {
   std::string problem_;
 };
 
+/// A computation needs more memory than it may use: the device's (or host's) available memory or a
+/// limit the caller set. Thrown before anything is allocated; what() names the bytes needed and
+/// the limit, bytes_needed() / bytes_available() give them.
+class ResourceError : public Error {
+ public:
+  ResourceError(const std::string& what, long long bytes_needed, long long bytes_available)
+      : Error(what), bytes_needed_(bytes_needed), bytes_available_(bytes_available) {}
+  long long bytes_needed() const noexcept { return bytes_needed_; }
+  long long bytes_available() const noexcept { return bytes_available_; }
+
+ private:
+  long long bytes_needed_;
+  long long bytes_available_;
+};
+
 namespace Impl {
 template <class... Args>
 std::string concat(const Args&... args) {

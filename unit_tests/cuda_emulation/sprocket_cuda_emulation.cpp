@@ -97,7 +97,7 @@ constexpr unsigned char shared_poison_byte = 0xff;  // NaN in every float / doub
 constexpr unsigned char guard_byte = 0xa5;
 
 enum class Status { ready, waiting, exited };
-enum class WaitKind { none, syncthreads, syncwarp, shuffle };
+enum class WaitKind { none, syncthreads, syncwarp, shuffle, ballot };
 
 struct Wait {
   WaitKind kind = WaitKind::none;
@@ -200,6 +200,7 @@ std::string describe_wait(const Fiber& f) {
       return "waits at " + std::string(shuffle_name(w.shuffle)) + "(" + hex(w.mask) + ", " +
              std::to_string(w.size) + "-byte value, width " + std::to_string(w.width) + ") at " +
              where(w.file, w.line);
+    case WaitKind::ballot: return "waits at __ballot_sync(" + hex(w.mask) + ") at " + where(w.file, w.line);
     case WaitKind::none: break;
   }
   return "?";
@@ -372,6 +373,12 @@ void try_complete(BlockState& s, unsigned t) {
     if (fb[u].status != Status::waiting || !same_point(fb[u].wait, w)) return;
     lanes[num_lanes++] = u;
   }
+  if (w.kind == WaitKind::ballot) {
+    uint64_t votes = 0;
+    for (int i = 0; i < num_lanes; ++i)
+      if (fb[lanes[i]].wait.offered) votes |= uint64_t{1} << (lanes[i] % warp_size);
+    for (int i = 0; i < num_lanes; ++i) fb[lanes[i]].wait.received = votes;
+  }
   if (w.kind == WaitKind::shuffle) {
     for (int i = 0; i < num_lanes; ++i) {
       const unsigned u = lanes[i];
@@ -409,7 +416,9 @@ std::string diagnose_stuck(BlockState& s) {
                  ", " + thread_name(u) + " " + describe_wait(fb[u]);
       }
     } else {
-      const char* what = w.kind == WaitKind::shuffle ? shuffle_name(w.shuffle) : "__syncwarp";
+      const char* what = w.kind == WaitKind::shuffle  ? shuffle_name(w.shuffle)
+                         : w.kind == WaitKind::ballot ? "__ballot_sync"
+                                                      : "__syncwarp";
       for (int l = 0; l < warp_size; ++l) {
         if (!(w.mask >> l & 1u)) continue;
         const unsigned u = lane_thread(t, l);
@@ -524,6 +533,18 @@ void syncwarp(const char* file, int line, unsigned mask) {
   w.line = line;
   w.mask = mask;
   arrive("__syncwarp", w);
+}
+
+unsigned ballot(const char* file, int line, unsigned mask, int predicate) {
+  Wait w;
+  w.kind = WaitKind::ballot;
+  w.file = file;
+  w.line = line;
+  w.mask = mask;
+  w.offered = predicate != 0 ? 1 : 0;
+  arrive("__ballot_sync", w);
+  BlockState& s = *current;
+  return static_cast<unsigned>((*s.fibers)[s.running].wait.received);
 }
 
 uint64_t shuffle_bits(const char* file, int line, ShuffleKind kind, unsigned mask, uint64_t bits, int size,

@@ -12,7 +12,8 @@
 // thread it names has reached it:
 //   __syncthreads      all threads of the block, at the same source line;
 //   __syncwarp(mask)   the lanes of the mask (exited lanes excepted), at the same source line;
-//   __shfl_*_sync      the lanes of the mask, at the same line, same kind, width and value size.
+//   __shfl_*_sync      the lanes of the mask, at the same line, same kind, width and value size;
+//   __ballot_sync      the lanes of the mask, at the same line.
 // What CUDA leaves undefined is diagnosed (EmulationError thrown from the launch, naming the
 // kernel, block, thread/lane and file:line): a lane whose mask does not include itself, a shuffle
 // mask naming an exited or missing lane, lanes of one mask at different shuffles or barriers,
@@ -93,8 +94,11 @@ class EmulationError : public std::runtime_error {
 };
 
 /// The emulated device: the execution-space argument of Impl::cuda::*_apply in the emulated
-/// tests. Its data lives in host memory; stream_of / multiprocessor_count / grid_limit answer
-/// what the launchers ask of a Kokkos::Cuda.
+/// tests. Its data lives in host memory; stream_of / multiprocessor_count / grid_limit (and the
+/// resource queries below) answer what the launchers ask of a Kokkos::Cuda. The resource fields
+/// default to an H100's and may be set small by a test, so that launchers which size their work
+/// from the device (SpGEMM's shared-memory configurations) reach their larger cases with small
+/// inputs.
 struct Device {
   using execution_space = Kokkos::DefaultHostExecutionSpace;
   using memory_space = Kokkos::HostSpace;
@@ -107,11 +111,24 @@ struct Device {
   void fence() const {}
   mutable Stream stream;
   int multiprocessors;
+  /// cudaDeviceProp::sharedMemPerBlock (without opting in) and sharedMemPerBlockOptin (at most
+  /// the emulation's 227 KiB), maxThreadsPerBlock, maxThreadsPerMultiProcessor.
+  int64_t shared_bytes_per_block = 48 * 1024;
+  int64_t shared_bytes_optin = 227 * 1024;
+  int max_threads_per_block = 1024;
+  int max_threads_per_multiprocessor = 2048;
+  /// cudaMemGetInfo's free bytes.
+  int64_t free_bytes = int64_t{16} << 30;
 };
 
 inline Stream* stream_of(const Device& device) { return &device.stream; }
 inline int multiprocessor_count(const Device& device) { return device.multiprocessors; }
 inline int64_t grid_limit(const Device& device) { return device.stream.max_grid_blocks; }
+inline int64_t shared_bytes_per_block(const Device& device) { return device.shared_bytes_per_block; }
+inline int64_t shared_bytes_optin(const Device& device) { return device.shared_bytes_optin; }
+inline int max_threads_per_block(const Device& device) { return device.max_threads_per_block; }
+inline int max_threads_per_multiprocessor(const Device& device) { return device.max_threads_per_multiprocessor; }
+inline int64_t device_free_bytes(const Device& device) { return device.free_bytes; }
 
 // ---- the running thread --------------------------------------------------------------------
 struct ThreadCoordinates {
@@ -124,6 +141,9 @@ enum class ShuffleKind { idx, up, down, bfly };
 
 void syncthreads(const char* file, int line);
 void syncwarp(const char* file, int line, unsigned mask = 0xffffffffu);
+/// __ballot_sync: a synchronization point of the mask's lanes, like a shuffle (every lane of the
+/// mask at the same line, none exited); returns the mask's lanes whose predicate is nonzero.
+unsigned ballot(const char* file, int line, unsigned mask, int predicate);
 /// The shuffle on the bit pattern of a value of `size` bytes; `floating`: poison is a NaN.
 uint64_t shuffle_bits(const char* file, int line, ShuffleKind kind, unsigned mask, uint64_t bits, int size,
                       bool floating, int arg, int width);
@@ -180,11 +200,17 @@ auto launch_kernel(unsigned grid, unsigned block, size_t shared_bytes, unsigned 
 }
 
 /// Atomics: blocks and threads never run at the same time on the host, so a plain
-/// read-modify-write is atomic here.
+/// read-modify-write is atomic here (a fiber switches only at a synchronization point).
 template <class T>
 T atomic_add(T* address, T value) {
   const T old = *address;
   *address = old + value;
+  return old;
+}
+template <class T, class Op>
+T atomic_update(T* address, Op op) {
+  const T old = *address;
+  *address = op(old);
   return old;
 }
 
@@ -230,7 +256,58 @@ template <class T>
 inline T __ldg(const T* p) {
   return *p;
 }
+#define __ballot_sync(mask, predicate) \
+  ::Sprocket::cuda_emulation::ballot(__FILE__, __LINE__, (mask), (predicate) ? 1 : 0)
+
 template <class T>
 inline T atomicAdd(T* address, T value) {
   return ::Sprocket::cuda_emulation::atomic_add(address, value);
+}
+// The integer atomics with CUDA's overloads exactly (int, unsigned, unsigned long long; atomicMax
+// and atomicMin also long long), so a call CUDA lacks fails to compile here too.
+#define SPROCKET_EMULATION_ATOMIC(name, T, expression)                                                  \
+  inline T name(T* address, T value) {                                                                \
+    return ::Sprocket::cuda_emulation::atomic_update(address, [value](T old) -> T {                  \
+      (void)old;                                                                                      \
+      return expression;                                                                              \
+    });                                                                                               \
+  }
+#define SPROCKET_EMULATION_INTEGER_ATOMICS(T)                        \
+  SPROCKET_EMULATION_ATOMIC(atomicOr, T, old | value)                \
+  SPROCKET_EMULATION_ATOMIC(atomicAnd, T, old & value)               \
+  SPROCKET_EMULATION_ATOMIC(atomicXor, T, old ^ value)               \
+  SPROCKET_EMULATION_ATOMIC(atomicExch, T, value)                    \
+  SPROCKET_EMULATION_ATOMIC(atomicMax, T, old > value ? old : value) \
+  SPROCKET_EMULATION_ATOMIC(atomicMin, T, old < value ? old : value) \
+  inline T atomicCAS(T* address, T compare, T value) {               \
+    const T old = *address;                                          \
+    if (old == compare) *address = value;                            \
+    return old;                                                      \
+  }
+SPROCKET_EMULATION_INTEGER_ATOMICS(int)
+SPROCKET_EMULATION_INTEGER_ATOMICS(unsigned)
+SPROCKET_EMULATION_INTEGER_ATOMICS(unsigned long long)
+SPROCKET_EMULATION_ATOMIC(atomicMax, long long, old > value ? old : value)
+SPROCKET_EMULATION_ATOMIC(atomicMin, long long, old < value ? old : value)
+SPROCKET_EMULATION_ATOMIC(atomicExch, float, value)
+#undef SPROCKET_EMULATION_INTEGER_ATOMICS
+#undef SPROCKET_EMULATION_ATOMIC
+
+// Bit intrinsics.
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
+inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll(static_cast<unsigned long long>(x)); }
+inline unsigned __brev(unsigned x) {
+  unsigned r = 0;
+  for (int i = 0; i < 32; ++i) r |= ((x >> i) & 1u) << (31 - i);
+  return r;
+}
+inline unsigned long long __umul64hi(unsigned long long a, unsigned long long b) {
+  return static_cast<unsigned long long>((static_cast<unsigned __int128>(a) * b) >> 64);
+}
+inline unsigned __umulhi(unsigned a, unsigned b) {
+  return static_cast<unsigned>((static_cast<unsigned long long>(a) * b) >> 32);
 }

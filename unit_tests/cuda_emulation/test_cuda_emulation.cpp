@@ -142,6 +142,54 @@ __global__ void overflow_dynamic_kernel(float* out) {
   out[threadIdx.x] = 0.0f;
 }
 
+/// Each lane votes lane % 3 == 0; lanes 0..15 then vote again among themselves.
+__global__ void ballot_kernel(unsigned* out) {
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  out[threadIdx.x] = __ballot_sync(0xffffffffu, lane % 3 == 0);
+  if (lane < 16) out[64 + threadIdx.x] = __ballot_sync(0x0000ffffu, lane >= 10);
+}
+
+__global__ void ballot_exited_lane_kernel(unsigned* out) {
+  if (threadIdx.x == 7) return;
+  out[threadIdx.x] = __ballot_sync(0xffffffffu, 1);
+}
+
+/// Every thread adds to shared counters with the integer atomics; one thread reports.
+__global__ void atomics_kernel(unsigned long long* out) {
+  SPROCKET_CUDA_SHARED(unsigned, bits, [4]);
+  SPROCKET_CUDA_SHARED(int, values, [4]);
+  SPROCKET_CUDA_SHARED(unsigned long long, wide, [2]);
+  const int t = static_cast<int>(threadIdx.x);
+  if (t == 0) {
+    for (int i = 0; i < 4; ++i) bits[i] = 0u;
+    values[0] = 0;               // max
+    values[1] = 1 << 30;         // min
+    values[2] = -1;              // CAS winner
+    values[3] = 0;               // exchanges
+    wide[0] = 0;
+    wide[1] = 0;
+  }
+  __syncthreads();
+  atomicOr(bits + t / 32 % 4, 1u << (t % 32));
+  atomicMax(values + 0, t * 7 % 101);
+  atomicMin(values + 1, 1000 - t);
+  atomicCAS(values + 2, -1, t);
+  atomicExch(values + 3, 5);
+  atomicMax(wide + 0, static_cast<unsigned long long>(t) << 40);
+  atomicAdd(wide + 1, 1ull);
+  __syncthreads();
+  if (t == 0) {
+    out[0] = static_cast<unsigned long long>(__popc(bits[0])) + __popc(bits[1]) + __popc(bits[2]) + __popc(bits[3]);
+    out[1] = static_cast<unsigned long long>(values[0]);
+    out[2] = static_cast<unsigned long long>(values[1]);
+    out[3] = static_cast<unsigned long long>(values[2]);
+    out[4] = static_cast<unsigned long long>(values[3]);
+    out[5] = wide[0];
+    out[6] = wide[1];
+    out[7] = static_cast<unsigned long long>(__ffs(0x50) + __clz(1) + __popcll(~0ull) + __umulhi(0x80000000u, 6u));
+  }
+}
+
 // ---- tests -----------------------------------------------------------------------------------
 TEST(CudaEmulation, ThreadCoordinatesCoverTheGridOnce) {
   for (const emu::Schedule& schedule : emu::standard_schedules(Sprocket::test::seed_for(1))) {
@@ -286,6 +334,47 @@ TEST(CudaEmulation, DiagnosesWhatCudaLeavesUndefined) {
   std::vector<int> coordinates(4 * 32);
   SPROCKET_CUDA_LAUNCH(shape(1, 32), stream_of(device), coordinates_kernel)(coordinates.data());
   EXPECT_EQ(coordinates[4 * 31], 31);
+}
+
+TEST(CudaEmulation, BallotCollectsTheMaskLanesVotes) {
+  for (const emu::Schedule& schedule : emu::standard_schedules(Sprocket::test::seed_for(3))) {
+    emu::Device device(schedule);
+    std::vector<unsigned> out(128, 0xdeadu);
+    SPROCKET_CUDA_LAUNCH(shape(1, 64), stream_of(device), ballot_kernel)(out.data());
+    unsigned every_third = 0;
+    for (int l = 0; l < 32; l += 3) every_third |= 1u << l;
+    for (int t = 0; t < 64; ++t) EXPECT_EQ(out[t], every_third) << schedule.name();
+    for (int t = 0; t < 64; ++t) {
+      if (t % 32 < 16) {
+        EXPECT_EQ(out[64 + t], 0xfc00u) << schedule.name();
+      }
+    }
+  }
+  emu::Device device;
+  std::vector<unsigned> out(32);
+  try {
+    SPROCKET_CUDA_LAUNCH(shape(1, 32), stream_of(device), ballot_exited_lane_kernel)(out.data());
+    ADD_FAILURE() << "no diagnosis";
+  } catch (const emu::EmulationError& e) {
+    EXPECT_NE(std::string(e.what()).find("__ballot_sync"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("names lane 7: that lane has exited"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CudaEmulation, IntegerAtomicsAndBitIntrinsics) {
+  for (const emu::Schedule& schedule : emu::standard_schedules(Sprocket::test::seed_for(4))) {
+    emu::Device device(schedule);
+    std::vector<unsigned long long> out(8, 0);
+    SPROCKET_CUDA_LAUNCH(shape(1, 128), stream_of(device), atomics_kernel)(out.data());
+    EXPECT_EQ(out[0], 128u);
+    EXPECT_EQ(out[1], 100u);                     // max of t * 7 % 101 over t < 128
+    EXPECT_EQ(out[2], 1000u - 127u);
+    EXPECT_LT(out[3], 128u);                     // one thread won the compare-and-swap
+    EXPECT_EQ(out[4], 5u);
+    EXPECT_EQ(out[5], 127ull << 40);
+    EXPECT_EQ(out[6], 128u);
+    EXPECT_EQ(out[7], 5u + 31u + 64u + 3u);
+  }
 }
 
 TEST(CudaEmulation, BuiltinsOutsideAKernelAreAnError) {

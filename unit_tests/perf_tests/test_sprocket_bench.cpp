@@ -1,6 +1,6 @@
 // sprocket-bench (perf_tests/sprocket_bench.cpp) as a user runs it: the JSON-lines contract of
-// perf_tests/README.md for every kernel (spmv, bsr, spmm, sddmm, stream) on tiny generated matrices with
-// --check and few repeats: every line a flat JSON object, the keys every line must have and their
+// perf_tests/README.md for every kernel (spmv, bsr, spmm, sddmm, spgemm, stream) on tiny generated
+// matrices (spgemm: also a small shared one) with --check and few repeats: every line a flat JSON object, the keys every line must have and their
 // value types (the integers without a fraction), the keys only our lines have (ratio_vs_<peer>,
 // chosen_kernel, decided_by, setup_seconds, ...), --check passing on every line, and the exit
 // status: 0 on success, 1 on an unreadable matrix, 2 with a message naming the problem on bad
@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -490,6 +491,173 @@ TEST(SprocketBench, SddmmJsonLines) {
   }
 }
 
+/// The keys of every spgemm line (perf_tests/README.md, spgemm) with --check passing; returns the
+/// line's impl.
+std::string expect_spgemm_line(const Object& r, const std::string& matrix, const std::string& form) {
+  expect_matrix_line(r, "spgemm", matrix, 2, 1);
+  EXPECT_EQ(text(r, "form"), form) << show(r);
+  for (const char* key : {"products", "nnz_c", "peak_bytes"}) expect_integer(r, key);
+  for (const char* key : {"numeric_seconds", "numeric_gflops", "numeric_seconds_min", "numeric_seconds_max"})
+    expect_number(r, key);
+  expect_string(r, "peak_source");
+  expect_boolean(r, "numeric_interleaved");
+  expect_boolean(r, "c_sorted");
+  EXPECT_GT(number(r, "numeric_seconds"), 0.0) << show(r);
+  EXPECT_LE(number(r, "numeric_seconds_min"), number(r, "numeric_seconds")) << show(r);
+  EXPECT_LE(number(r, "numeric_seconds"), number(r, "numeric_seconds_max")) << show(r);
+  EXPECT_GE(number(r, "peak_bytes"), 0.0) << show(r);
+  // gflops = 2 products / seconds; numeric_gflops the same with numeric_seconds.
+  EXPECT_NEAR(number(r, "gflops"), 2.0 * number(r, "products") / number(r, "seconds") * 1e-9,
+              1e-5 * number(r, "gflops"))
+      << show(r);
+  EXPECT_NEAR(number(r, "numeric_gflops"), 2.0 * number(r, "products") / number(r, "numeric_seconds") * 1e-9,
+              1e-5 * number(r, "numeric_gflops"))
+      << show(r);
+  const std::string impl = text(r, "impl");
+  const bool device = text(r, "space") == "Cuda";  // a CUDA build: no resident-memory figure but graphblas's
+  if (impl == "sprocket") {
+    const std::set<std::string> balances{"uniform", "binned"};
+    EXPECT_EQ(balances.count(text(r, "symbolic_balance")), 1u) << show(r);
+    EXPECT_EQ(balances.count(text(r, "numeric_balance")), 1u) << show(r);
+    for (const char* key : {"backend", "symbolic_rows", "numeric_rows"}) expect_string(r, key);
+    expect_number(r, "plan_seconds");
+    expect_boolean(r, "sorted");
+    if (!device) expect_integer(r, "peak_rss_bytes");
+    EXPECT_EQ(text(r, "peak_source"), "plan") << show(r);
+    EXPECT_GT(number(r, "peak_bytes"), 0.0) << show(r);
+    if (text(r, "sorted") == "true") {
+      EXPECT_EQ(text(r, "c_sorted"), "true") << show(r);
+    }
+  } else {
+    EXPECT_EQ(r.count("symbolic_balance"), 0u) << show(r);
+    EXPECT_EQ(r.count("plan_seconds"), 0u) << show(r);
+    if (impl == "cusparse") {
+      EXPECT_TRUE(text(r, "variant") == "alg1" || text(r, "variant") == "alg3") << show(r);
+      EXPECT_EQ(text(r, "peak_source"), "buffers") << show(r);
+    } else {
+      EXPECT_EQ(text(r, "variant"), "default") << show(r);
+      if (device && impl != "graphblas") {
+        EXPECT_EQ(text(r, "peak_source"), "kokkos_allocations") << show(r);
+      } else {
+        EXPECT_EQ(text(r, "peak_source"), "rss") << show(r);
+        EXPECT_EQ(number(r, "peak_rss_bytes"), number(r, "peak_bytes")) << show(r);
+      }
+    }
+    expect_string(r, "note");
+    if (impl == "kk" || impl == "graphblas") {
+      EXPECT_EQ(text(r, "c_sorted"), "true") << show(r);
+    }
+    if (impl == "graphblas") expect_number(r, "setup_seconds");
+  }
+  return impl;
+}
+
+/// numeric_ratio_vs_<peer> = peer numeric seconds / our numeric seconds on our lines (and only there).
+void expect_numeric_ratios(const std::vector<Object>& lines, const std::vector<std::string>& peers) {
+  for (const Object& r : lines)
+    for (const std::string& peer : peers) {
+      if (text(r, "impl") != "sprocket") {
+        EXPECT_EQ(r.count("numeric_ratio_vs_" + peer), 0u) << show(r);
+        continue;
+      }
+      expect_number(r, "numeric_ratio_vs_" + peer);
+      for (const Object& p : lines)
+        if (text(p, "impl") == peer) {
+          EXPECT_NEAR(number(r, "numeric_ratio_vs_" + peer),
+                      number(p, "numeric_seconds") / number(r, "numeric_seconds"),
+                      1e-5 * number(r, "numeric_ratio_vs_" + peer))
+              << show(r);
+        }
+    }
+}
+
+TEST(SprocketBench, SpgemmJsonLines) {
+  const bool graphblas = built_with_graphblas();
+  const std::string matrix = "gen:poisson2d:n=12";
+  const Output out = run_bench("--kernel spgemm --matrix " + matrix + " --variant all" + quick);
+  ASSERT_EQ(out.status, 0) << out.out << out.err;
+  const std::vector<Object> lines = json_lines(out);
+  std::vector<std::string> impls;
+  for (const Object& r : lines) {
+    impls.push_back(expect_spgemm_line(r, matrix, "A*A"));
+    EXPECT_EQ(number(r, "rows"), 144) << show(r);
+    EXPECT_EQ(number(r, "nnz"), 144 * 5 - 4 * 12) << show(r);
+    // C = A A of the 5-point stencil on a 12 x 12 grid has the 13-point pattern (offsets 0, +-1 and
+    // +-2 along an axis, +-1 along both); products = the sum of the squared row lengths (corners 3,
+    // edges 4, interior 5).
+    EXPECT_EQ(number(r, "nnz_c"), 144 + 2 * 264 + 2 * 240 + 484) << show(r);
+    EXPECT_EQ(number(r, "products"), 4 * 9 + 40 * 16 + 100 * 25) << show(r);
+    // A and B read, C written: (rows + 1) int offsets and nnz (int column, double value) each.
+    EXPECT_EQ(number(r, "bytes"), 2 * (145 * 4 + number(r, "nnz") * 12) + 145 * 4 + number(r, "nnz_c") * 12)
+        << show(r);
+    const std::string v = text(r, "variant");
+    if (v == "uniform" || v == "binned") {
+      EXPECT_EQ(text(r, "symbolic_balance"), v) << show(r);
+      EXPECT_EQ(text(r, "numeric_balance"), v) << show(r);
+    }
+    if (v == "portable") {
+      EXPECT_EQ(text(r, "backend"), "portable") << show(r);
+    }
+    if (v == "unsorted") {
+      EXPECT_EQ(text(r, "sorted"), "false") << show(r);
+    }
+  }
+  // --variant all, then the default peers: kk, kk_unsorted, graphblas where built.
+  EXPECT_EQ(values_of(lines, "sprocket", "variant"),
+            (std::vector<std::string>{"auto", "hash", "dense", "global_hash", "uniform", "binned", "unsorted",
+                                      "portable"}));
+  std::vector<std::string> peers{"kk", "kk_unsorted"};
+  if (graphblas) peers.push_back("graphblas");
+  if (offers_peer("spgemm", "cusparse")) peers.push_back("cusparse");
+  ASSERT_EQ(impls.size(), 8u + peers.size()) << out.out;
+  EXPECT_EQ(std::vector<std::string>(impls.begin() + 8, impls.end()), peers);
+  expect_ratios(lines, peers);
+  expect_numeric_ratios(lines, peers);
+}
+
+// --compare kk,graphblas (kk alone without GraphBLAS) on a rectangular matrix: C = A A^T.
+TEST(SprocketBench, SpgemmCompareOnARectangularMatrix) {
+  const bool graphblas = built_with_graphblas();
+  const std::string matrix = "gen:uniform:n=60,avg=4,cols=40";
+  const Output out = run_bench("--kernel spgemm --matrix " + matrix + " --compare " +
+                               (graphblas ? "kk,graphblas" : "kk") + quick);
+  ASSERT_EQ(out.status, 0) << out.out << out.err;
+  const std::vector<Object> lines = json_lines(out);
+  ASSERT_FALSE(lines.empty());
+  std::vector<std::string> impls;
+  for (const Object& r : lines) {
+    impls.push_back(expect_spgemm_line(r, matrix, "A*A^T"));
+    EXPECT_EQ(number(r, "rows"), 60) << show(r);
+    EXPECT_EQ(number(r, "cols"), 40) << show(r);
+    EXPECT_EQ(number(r, "nnz_c"), number(lines.front(), "nnz_c")) << show(r);
+    EXPECT_EQ(number(r, "products"), number(lines.front(), "products")) << show(r);
+  }
+  const std::vector<std::string> expected =
+      graphblas ? std::vector<std::string>{"sprocket", "kk", "graphblas"} : std::vector<std::string>{"sprocket", "kk"};
+  EXPECT_EQ(impls, expected);
+  expect_ratios(lines, std::vector<std::string>(expected.begin() + 1, expected.end()));
+}
+
+// A small matrix of ../shared/matrices, checked. Missing shared matrices fail the test unless
+// SPROCKET_ALLOW_MISSING_SHARED says so (then the test is skipped).
+TEST(SprocketBench, SpgemmSharedMatrix) {
+  if (!std::filesystem::is_directory(SPROCKET_SHARED_MATRICES)) {
+    if (std::getenv("SPROCKET_ALLOW_MISSING_SHARED") != nullptr)
+      GTEST_SKIP() << SPROCKET_SHARED_MATRICES << " is missing (allowed by SPROCKET_ALLOW_MISSING_SHARED)";
+    FAIL() << "shared matrix folder " << SPROCKET_SHARED_MATRICES << " is missing";
+  }
+  const std::string matrix = std::string(SPROCKET_SHARED_MATRICES) + "/bcsstk12.mtx.gz";
+  const Output out = run_bench("--kernel spgemm --matrix " + matrix + " --variant auto,unsorted" + quick);
+  ASSERT_EQ(out.status, 0) << out.out << out.err;
+  const std::vector<Object> lines = json_lines(out);
+  ASSERT_GE(lines.size(), 4u) << out.out;  // two variants, kk, kk_unsorted (graphblas, cusparse where built)
+  for (const Object& r : lines) {
+    expect_spgemm_line(r, matrix, "A*A");
+    EXPECT_EQ(number(r, "rows"), 1473) << show(r);
+    EXPECT_EQ(number(r, "nnz_c"), number(lines.front(), "nnz_c")) << show(r);
+  }
+}
+
 // Without GraphBLAS in the build, asking for the peer is a usage error that says why.
 TEST(SprocketBench, GraphblasAbsentIsAUsageError) {
   if (built_with_graphblas()) GTEST_SKIP() << "sprocket-bench built with GraphBLAS";
@@ -579,6 +747,9 @@ TEST(SprocketBench, BadUsageExitsTwoNamingTheProblem) {
       {"--kernel spmm --matrix gen:poisson2d:n=8 --variant fastest", "unknown spmm variant \"fastest\""},
       {"--kernel sddmm --matrix gen:poisson2d:n=8 --variant fastest", "unknown sddmm variant \"fastest\""},
       {"--kernel sddmm --matrix gen:poisson2d:n=8 --compare kk", "unknown peer \"kk\""},
+      {"--kernel spgemm --matrix gen:poisson2d:n=8 --variant fastest", "unknown spgemm variant \"fastest\""},
+      {"--kernel spgemm --matrix gen:poisson2d:n=8 --compare kokkos_team", "unknown peer \"kokkos_team\""},
+      {"--kernel spgemm --matrix gen:poisson2d:n=8 --alpha 2", "--alpha and --beta do not apply to --kernel spgemm"},
       {"--kernel sddmm --matrix gen:poisson2d:n=8 --layout up", "--layout must be right, left or both"},
       {"--kernel spmv --matrix gen:poisson2d:n=8 --compare mkl", "unknown peer \"mkl\""},
       {"--kernel spmv --matrix gen:poisson2d:n=8 --repeat 0", "--repeat needs an integer >= 1"},

@@ -59,11 +59,34 @@ inline unsigned grid_blocks(int64_t work, int64_t per_block, int64_t limit = max
 }
 
 #if defined(KOKKOS_ENABLE_CUDA)
-/// What a launcher needs of its execution space; the emulation has the same three for its
+/// What a launcher needs of its execution space; the emulation has the same functions for its
 /// emulated device (found by argument-dependent lookup).
 inline cudaStream_t stream_of(const Kokkos::Cuda& space) { return space.cuda_stream(); }
 inline int multiprocessor_count(const Kokkos::Cuda& space) { return space.cuda_device_prop().multiProcessorCount; }
 inline int64_t grid_limit(const Kokkos::Cuda&) { return max_grid_blocks; }
+/// Shared memory of one block without opting in (48 KiB) and with (sm_80: 163 KiB, sm_90: 227 KiB),
+/// threads per block and per multiprocessor, of the space's device.
+inline int64_t shared_bytes_per_block(const Kokkos::Cuda& space) {
+  return static_cast<int64_t>(space.cuda_device_prop().sharedMemPerBlock);
+}
+inline int64_t shared_bytes_optin(const Kokkos::Cuda& space) {
+  return static_cast<int64_t>(space.cuda_device_prop().sharedMemPerBlockOptin);
+}
+inline int max_threads_per_block(const Kokkos::Cuda& space) { return space.cuda_device_prop().maxThreadsPerBlock; }
+inline int max_threads_per_multiprocessor(const Kokkos::Cuda& space) {
+  return space.cuda_device_prop().maxThreadsPerMultiProcessor;
+}
+/// Free bytes of the current device's memory (cudaMemGetInfo). When the query fails the device's
+/// memory is unknown: a huge number, so only a caller's own limit applies (rather than refusing
+/// everything with a limit of 0).
+inline int64_t device_free_bytes(const Kokkos::Cuda&) {
+  size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) {
+    (void)cudaGetLastError();  // do not leave the error for the next launch check
+    return int64_t(1) << 62;
+  }
+  return static_cast<int64_t>(free_bytes);
+}
 #endif
 
 /// Throws Sprocket::Error if the last launch failed (does not synchronize).

@@ -1,0 +1,1063 @@
+// sprocket-bench --kernel spgemm: sparse times sparse, C = A * A for a square A and C = A * A^T
+// otherwise (A^T built once with Sprocket::transpose, outside every timing, as the spECK paper
+// does). Sprocket::SpgemmPlan (one line per variant) against, measured interleaved in the same run
+// on the same A and B:
+//   kk           Kokkos Kernels 3.4, View-level spgemm_symbolic / spgemm_numeric with SPGEMM_KK, the
+//                algorithm its enum marks as the default (a handle created with SPGEMM_DEFAULT resolves
+//                to SPGEMM_SERIAL on OpenMP and to the cuSPARSE TPL on CUDA, so it is named
+//                explicitly); its output (unsorted in 3.4) sorted afterwards with
+//                KokkosKernels::Impl::sort_crs_matrix, the sort inside the time
+//   kk_unsorted  the same without the sort
+//   graphblas    SuiteSparse:GraphBLAS GrB_mxm (PLUS_TIMES, bench_graphblas.hpp), where found at build
+//   cusparse     cusparseSpGEMM, CUSPARSE_SPGEMM_ALG1, or ALG3 when ALG1 runs out of memory; CUDA
+//                builds only
+// Default --compare: kk, kk_unsorted, graphblas (where built), cusparse (where the default space is
+// Kokkos::Cuda).
+//
+// `seconds` is a FULL product from A and B, everything included but freeing C:
+//   sprocket     SpgemmPlan(A, B, options) + plan.numeric(A, B) (analysis, symbolic pass, C's
+//                allocation, numeric pass) and the plan's destruction
+//   kk, kk_unsorted  handle, spgemm_symbolic, C's allocation, spgemm_numeric, (kk) sort_crs_matrix,
+//                the handle's destruction
+//   graphblas    GrB_Matrix_new(C) + GrB_mxm + GrB_Matrix_wait(C, GrB_MATERIALIZE)
+//   cusparse     SpGEMM descriptor, workEstimation, (ALG3: estimateMemory) compute, C's allocation,
+//                copy, every buffer allocated and freed
+// Each candidate's C is freed after each run, untimed (Candidate::release), so the interleaved runs
+// hold one C at a time. glibc's allocator is pinned for this kernel's run (mmap threshold 32 MiB,
+// trim threshold 256 MiB, both fixed): an allocation of 32 MiB or more always comes fresh from the
+// kernel (its page faults paid by the product that touches it) and smaller ones reuse the heap, as
+// in an application that has been running a while. Left to itself glibc moves the mmap threshold
+// as large blocks are freed and trims the heap's top at 128 KiB, so whichever candidate ran right
+// after another's large free reused already-touched pages while the next paid the faults: the
+// order of the interleaving, not the implementation, decided up to 3x on the largest products and
+// 2x on the smallest.
+//
+// `numeric_seconds`: the numeric-only re-run on an existing structure, the median of a second
+// interleaved list (same --warmup / --repeat):
+//   sprocket     plan.numeric(A, B, C) with the plan and C of an earlier plan.numeric(A, B)
+//   kk           spgemm_numeric again on a handle that ran spgemm_symbolic, into C's arrays, + the
+//                sort (kk_unsorted: without)
+//   graphblas    GraphBLAS has no numeric phase of its own: a full product (the cost of recomputing
+//                with new values), said in its note
+//   cusparse     cusparseSpGEMMreuse_compute after the reuse API's workEstimation / nnz / copy
+//                (CUSPARSE_SPGEMM_DEFAULT: the reuse API does not take ALG1-3)
+// Those states (one C each) are alive together while that list runs; when their estimated sum
+// (each one's peak_bytes) exceeds 80% of the memory the plan found available, they are timed one
+// implementation at a time instead and the lines say so (numeric_interleaved false).
+//
+// Memory (one full product each, outside the timings):
+//   peak_bytes      sprocket: the plan's own accounting (SpgemmPlan::memory().peak_bytes, C included);
+//                   host peers: peak_rss_bytes; CUDA: kk the high-water mark of its Kokkos device
+//                   allocations, cusparse that of its buffers and C's arrays. peak_source says which.
+//   peak_rss_bytes  host spaces (and graphblas everywhere): resident memory, VmHWM after the product
+//                   minus VmRSS before it, with the high-water mark reset first ("5" into
+//                   /proc/self/clear_refs) and freed heap memory returned (malloc_trim): what the
+//                   product made resident, C included; pages allocated but never touched do not count
+//   peak_alloc_bytes  CUDA, sprocket and kk: high-water mark of Kokkos' device allocations (its
+//                   allocation callbacks; absent while a Kokkos tool is loaded)
+//
+// Bytes per product, the same count on every line (the problem's compulsory traffic, not each
+// implementation's own; B counted even when it is A; the symbolic pass's second reading of A and B
+// and the re-reads of B's rows are not counted, so GB/s is a lower bound):
+//   (rows(A) + 1) * sizeof(Offset) + nnz(A) * (sizeof(int) + sizeof(Scalar))   A read
+//   (rows(B) + 1) * sizeof(Offset) + nnz(B) * (sizeof(int) + sizeof(Scalar))   B read
+//   (rows(C) + 1) * sizeof(Offset) + nnz(C) * (sizeof(int) + sizeof(Scalar))   C written
+// Flops per product: 2 * products (one multiplication and one addition per product).
+//
+// --check: every candidate's C from a full product and from its numeric re-run, one candidate at a
+// time, against Sprocket::reference::spgemm on the values the matrices hold (rounded to Scalar):
+// identical row map and columns (the rows of the candidates that do not promise sorted output are
+// sorted first; c_sorted says whether they came out sorted), values within
+// 64 eps(Scalar) (|A| |B|)_ij (|A| |B| by reference::spgemm on absolute values).
+
+// Kokkos Kernels 3.4 headers assume Kokkos_Core.hpp was included first.
+#include <Kokkos_Core.hpp>
+#include <KokkosKernels_Handle.hpp>
+#include <KokkosKernels_SparseUtils.hpp>
+#include <KokkosSparse_CrsMatrix.hpp>
+#include <KokkosSparse_spgemm.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+#include "Sprocket_Crs.hpp"
+#include "Sprocket_CsrUtils.hpp"
+#include "Sprocket_Reference.hpp"
+#include "Sprocket_Spgemm.hpp"
+#include "bench_common.hpp"
+#include "bench_cusparse.hpp"
+#include "bench_graphblas.hpp"
+#include "bench_matrix_loop.hpp"
+
+namespace sprocket_bench {
+namespace spgemm {
+
+/// Every --variant name (and what `all` means): auto, each forced accumulator, each forced load
+/// balancing (both passes), unsorted output, the portable backend.
+inline std::vector<std::string> variant_names() {
+  std::vector<std::string> v{"auto"};
+  for (int a = 0; a < Sprocket::num_spgemm_accumulators; ++a)
+    v.push_back(Sprocket::to_string(static_cast<Sprocket::SpgemmAccumulator>(a)));
+  v.push_back(Sprocket::to_string(Sprocket::SpgemmBalance::uniform));
+  v.push_back(Sprocket::to_string(Sprocket::SpgemmBalance::binned));
+  v.push_back("unsorted");
+  v.push_back("portable");
+  return v;
+}
+
+inline Sprocket::SpgemmOptions options_for(const std::string& variant) {
+  Sprocket::SpgemmOptions o;
+  if (variant == "unsorted") o.sorted = false;
+  else if (variant == "portable") o.backend = Sprocket::Backend::portable;
+  else if (variant == "uniform" || variant == "binned")
+    o.symbolic_balance = o.numeric_balance = Sprocket::spgemm_balance_from_string(variant);
+  else if (variant != "auto") o.accumulator = Sprocket::spgemm_accumulator_from_string(variant);
+  return o;
+}
+
+inline Peer kk_peer() { return {"kk", true, ""}; }
+inline Peer kk_unsorted_peer() { return {"kk_unsorted", true, ""}; }
+
+/// Without --compare: kk, kk_unsorted, graphblas where built, cusparse where it can run.
+inline std::vector<std::string> default_peers() {
+  std::vector<std::string> p{"kk", "kk_unsorted"};
+  if (graphblas_peer().available) p.push_back("graphblas");
+  if (cusparse_peer().available) p.push_back("cusparse");
+  return p;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Memory measurements
+
+/// VmRSS and VmHWM of this process in bytes (/proc/self/status); false where unreadable.
+inline bool read_resident(int64_t* rss, int64_t* hwm) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  int found = 0;
+  while (std::getline(status, line)) {
+    const auto value = [&] { return std::strtoll(line.c_str() + line.find(':') + 1, nullptr, 10) * 1024; };
+    if (line.rfind("VmRSS:", 0) == 0) *rss = value(), ++found;
+    else if (line.rfind("VmHWM:", 0) == 0) *hwm = value(), ++found;
+  }
+  return found == 2;
+}
+
+/// Bytes the resident set grew to while f ran, above where it started: VmHWM after f minus VmRSS
+/// before it, with freed heap memory handed back first (so f's allocations need fresh pages) and the
+/// high-water mark reset to the current RSS ("5" into /proc/self/clear_refs). -1 where Linux refuses.
+template <class F>
+int64_t resident_peak_of(F&& f) {
+#ifdef __GLIBC__
+  malloc_trim(0);
+#endif
+  {
+    std::ofstream clear("/proc/self/clear_refs");
+    clear << "5";
+    clear.close();
+    if (clear.fail()) return -1;
+  }
+  int64_t rss0 = 0, hwm0 = 0, rss1 = 0, hwm1 = 0;
+  if (!read_resident(&rss0, &hwm0)) return -1;
+  f();
+  Kokkos::fence();
+  if (!read_resident(&rss1, &hwm1)) return -1;
+  return std::max<int64_t>(0, hwm1 - rss0);
+}
+
+/// Kokkos' allocation callbacks, counting one memory space's bytes while installed.
+struct KokkosAllocationCount {
+  static inline char space[64] = {0};
+  static inline int64_t current = 0, peak = 0;
+  static void on_allocate(const Kokkos::Profiling::SpaceHandle h, const char*, const void*, const uint64_t size) {
+    if (std::strncmp(h.name, space, sizeof space) != 0) return;
+    current += static_cast<int64_t>(size);
+    peak = std::max(peak, current);
+  }
+  static void on_deallocate(const Kokkos::Profiling::SpaceHandle h, const char*, const void*, const uint64_t size) {
+    if (std::strncmp(h.name, space, sizeof space) == 0) current -= static_cast<int64_t>(size);
+  }
+};
+
+/// High-water mark of the bytes Kokkos allocates in MemorySpace while f runs (above what was
+/// allocated before); -1 while a Kokkos tool is loaded (its callbacks are not ours to replace).
+template <class MemorySpace, class F>
+int64_t kokkos_allocation_peak_of(F&& f) {
+  if (Kokkos::Profiling::profileLibraryLoaded()) return -1;
+  using Count = KokkosAllocationCount;
+  std::strncpy(Count::space, MemorySpace::name(), sizeof Count::space - 1);
+  Count::current = Count::peak = 0;
+  Kokkos::fence();
+  Kokkos::Tools::Experimental::set_allocate_data_callback(&Count::on_allocate);
+  Kokkos::Tools::Experimental::set_deallocate_data_callback(&Count::on_deallocate);
+  try {
+    f();
+    Kokkos::fence();
+  } catch (...) {
+    Kokkos::Tools::Experimental::set_allocate_data_callback(nullptr);
+    Kokkos::Tools::Experimental::set_deallocate_data_callback(nullptr);
+    throw;
+  }
+  Kokkos::Tools::Experimental::set_allocate_data_callback(nullptr);
+  Kokkos::Tools::Experimental::set_deallocate_data_callback(nullptr);
+  return Count::peak;
+}
+
+// ------------------------------------------------------------------------------------------------
+// The implementations
+
+/// One measured implementation: its full product, its numeric-only re-run and their results.
+class Implementation {
+ public:
+  virtual ~Implementation() = default;
+  /// The whole product from A and B; its C is kept until release().
+  virtual void full() = 0;
+  virtual void release() = 0;
+  /// Host copy of the C the last full() made (--check).
+  virtual Sprocket::HostCsr result() const = 0;
+  /// Builds what numeric() re-runs on (structure computed, C allocated, one numeric pass done).
+  virtual void prepare_numeric() = 0;
+  virtual void numeric() = 0;
+  /// Runs untimed after every numeric() (graphblas: frees the C of its full product).
+  virtual void after_numeric() {}
+  /// Host copy of the C the numeric re-runs write.
+  virtual Sprocket::HostCsr numeric_result() const = 0;
+  virtual void release_numeric() = 0;
+  /// Whether C's rows come out sorted (--check then requires it; otherwise it sorts them first).
+  virtual bool sorted() const = 0;
+};
+
+/// Ours: a plan per product (full), a kept plan and C (numeric).
+template <class Crs>
+class OursSpgemm final : public Implementation {
+ public:
+  using Plan = Sprocket::SpgemmPlan<Crs>;
+  OursSpgemm(const Crs& A, const Crs& B, const Sprocket::SpgemmOptions& options)
+      : A_(A), B_(B), options_(options) {}
+
+  void full() override {
+    Plan plan(A_, B_, options_);
+    C_ = plan.numeric(A_, B_);
+  }
+  void release() override { C_ = Crs(); }
+  Sprocket::HostCsr result() const override { return Sprocket::to_host_csr(C_); }
+  void prepare_numeric() override {
+    plan_ = std::make_unique<Plan>(A_, B_, options_);
+    numeric_C_ = plan_->numeric(A_, B_);
+  }
+  void numeric() override { plan_->numeric(A_, B_, numeric_C_); }
+  Sprocket::HostCsr numeric_result() const override { return Sprocket::to_host_csr(numeric_C_); }
+  void release_numeric() override {
+    numeric_C_ = Crs();
+    plan_.reset();
+  }
+  bool sorted() const override { return options_.sorted; }
+
+ private:
+  Crs A_, B_;
+  Sprocket::SpgemmOptions options_;
+  Crs C_, numeric_C_;
+  std::unique_ptr<Plan> plan_;
+};
+
+/// Kokkos Kernels' SpGEMM through its View-level interface (the matrix-level spgemm_numeric of 3.4
+/// destroys the handle, so it could not re-run), SPGEMM_KK; sorted afterwards when `sort`.
+template <class Crs>
+class KkSpgemm final : public Implementation {
+ public:
+  using Scalar = typename Crs::non_const_value_type;
+  using Ordinal = typename Crs::non_const_ordinal_type;
+  using Offset = typename Crs::non_const_size_type;
+  using Space = typename Crs::execution_space;
+  using MemorySpace = typename Crs::memory_space;
+  using Handle = KokkosKernels::Experimental::KokkosKernelsHandle<Offset, Ordinal, Scalar, Space, MemorySpace,
+                                                                  MemorySpace>;
+  using RowMap = typename Crs::row_map_type::non_const_type;
+  using Entries = typename Crs::index_type::non_const_type;
+  using Values = typename Crs::values_type::non_const_type;
+
+  KkSpgemm(const Crs& A, const Crs& B, bool sort) : A_(A), B_(B), sort_(sort) {}
+
+  void full() override {
+    Handle handle;
+    C_ = Product();
+    symbolic(handle, C_);
+    numeric_pass(handle, C_);
+    handle.destroy_spgemm_handle();
+  }
+  void release() override { C_ = Product(); }
+  Sprocket::HostCsr result() const override { return host(C_); }
+  void prepare_numeric() override {
+    handle_ = std::make_unique<Handle>();
+    numeric_C_ = Product();
+    symbolic(*handle_, numeric_C_);
+    numeric_pass(*handle_, numeric_C_);
+  }
+  void numeric() override { numeric_pass(*handle_, numeric_C_); }
+  Sprocket::HostCsr numeric_result() const override { return host(numeric_C_); }
+  void release_numeric() override {
+    numeric_C_ = Product();
+    handle_.reset();
+  }
+  bool sorted() const override { return sort_; }
+
+ private:
+  struct Product {
+    RowMap row_map;
+    Entries entries;
+    Values values;
+  };
+
+  /// Handle, symbolic pass and C's allocation, as KokkosSparse::spgemm_symbolic (matrix level) does.
+  void symbolic(Handle& handle, Product& C) const {
+    handle.create_spgemm_handle(KokkosSparse::SPGEMM_KK);
+    C.row_map = RowMap(Kokkos::ViewAllocateWithoutInitializing("sprocket-bench::kk::C::row_map"), A_.numRows() + 1);
+    KokkosSparse::Experimental::spgemm_symbolic(&handle, A_.numRows(), B_.numRows(), B_.numCols(), A_.graph.row_map,
+                                                A_.graph.entries, false, B_.graph.row_map, B_.graph.entries, false,
+                                                C.row_map);
+    const size_t nnz = handle.get_spgemm_handle()->get_c_nnz();
+    C.entries = Entries(Kokkos::ViewAllocateWithoutInitializing("sprocket-bench::kk::C::entries"), nnz);
+    C.values = Values(Kokkos::ViewAllocateWithoutInitializing("sprocket-bench::kk::C::values"), nnz);
+  }
+  void numeric_pass(Handle& handle, Product& C) const {
+    KokkosSparse::Experimental::spgemm_numeric(&handle, A_.numRows(), B_.numRows(), B_.numCols(), A_.graph.row_map,
+                                               A_.graph.entries, A_.values, false, B_.graph.row_map, B_.graph.entries,
+                                               B_.values, false, C.row_map, C.entries, C.values);
+    if (sort_) KokkosKernels::Impl::sort_crs_matrix<Space>(C.row_map, C.entries, C.values);
+  }
+  Sprocket::HostCsr host(const Product& C) const {
+    const Crs M("sprocket-bench::kk::C", A_.numRows(), B_.numCols(), static_cast<Offset>(C.entries.extent(0)),
+                C.values, C.row_map, C.entries);
+    return Sprocket::to_host_csr(M);
+  }
+
+  Crs A_, B_;
+  bool sort_;
+  Product C_, numeric_C_;
+  std::unique_ptr<Handle> handle_;
+};
+
+#ifdef SPROCKET_BENCH_HAVE_GRAPHBLAS
+/// GraphBLAS: every run a full GrB_mxm (it has no numeric phase of its own).
+template <class Scalar>
+class GraphblasImplementation final : public Implementation {
+ public:
+  explicit GraphblasImplementation(std::shared_ptr<GraphblasSpgemm<Scalar>> op) : op_(std::move(op)) {}
+  void full() override { op_->apply(); }
+  void release() override { op_->release(); }
+  Sprocket::HostCsr result() const override { return op_->result(); }
+  void prepare_numeric() override {}
+  void numeric() override { op_->apply(); }
+  void after_numeric() override { op_->release(); }
+  Sprocket::HostCsr numeric_result() const override { return op_->result(); }
+  void release_numeric() override { op_->release(); }
+  bool sorted() const override { return true; }
+
+ private:
+  std::shared_ptr<GraphblasSpgemm<Scalar>> op_;
+};
+#endif
+
+#ifdef KOKKOS_ENABLE_CUDA
+/// Device memory from cudaMalloc, freed on destruction (or release()), its bytes added to a running
+/// count and high-water mark (the cusparse peer's peak_bytes).
+class CudaBytes {
+ public:
+  struct Count {
+    int64_t current = 0, peak = 0;
+  };
+  CudaBytes() = default;
+  CudaBytes(const CudaBytes&) = delete;
+  CudaBytes& operator=(const CudaBytes&) = delete;
+  ~CudaBytes() { release(); }
+
+  /// false when the device is out of memory (the error cleared); any other failure throws. A zero
+  /// size still gets a small allocation: cuSPARSE reads a null buffer as a size query.
+  bool allocate(size_t bytes, Count* count) {
+    release();
+    const size_t size = std::max<size_t>(bytes, 256);
+    void* p = nullptr;
+    const cudaError_t e = cudaMalloc(&p, size);
+    if (e == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    if (e != cudaSuccess) throw std::runtime_error(std::string("cudaMalloc: ") + cudaGetErrorString(e));
+    ptr_ = p;
+    size_ = static_cast<int64_t>(size);
+    count_ = count;
+    count_->current += size_;
+    count_->peak = std::max(count_->peak, count_->current);
+    return true;
+  }
+  void release() {
+    if (!ptr_) return;
+    cudaFree(ptr_);
+    count_->current -= size_;
+    ptr_ = nullptr;
+  }
+  void* get() const { return ptr_; }
+
+ private:
+  void* ptr_ = nullptr;
+  int64_t size_ = 0;
+  Count* count_ = nullptr;
+};
+
+/// Owns a cuSPARSE sparse-matrix descriptor and an SpGEMM descriptor.
+class CusparseSpMat {
+ public:
+  CusparseSpMat() = default;
+  CusparseSpMat(const CusparseSpMat&) = delete;
+  CusparseSpMat& operator=(const CusparseSpMat&) = delete;
+  ~CusparseSpMat() {
+    if (descr_) cusparseDestroySpMat(descr_);
+  }
+  cusparseSpMatDescr_t get() const { return descr_; }
+  cusparseSpMatDescr_t* out() { return &descr_; }
+
+ private:
+  cusparseSpMatDescr_t descr_ = nullptr;
+};
+
+class CusparseSpgemmDescr {
+ public:
+  CusparseSpgemmDescr() { SPROCKET_BENCH_CUSPARSE(cusparseSpGEMM_createDescr(&descr_)); }
+  CusparseSpgemmDescr(const CusparseSpgemmDescr&) = delete;
+  CusparseSpgemmDescr& operator=(const CusparseSpgemmDescr&) = delete;
+  ~CusparseSpgemmDescr() {
+    if (descr_) cusparseSpGEMM_destroyDescr(descr_);
+  }
+  cusparseSpGEMMDescr_t get() const { return descr_; }
+
+ private:
+  cusparseSpGEMMDescr_t descr_ = nullptr;
+};
+
+/// cusparseSpGEMM on A's and B's own arrays (32-bit offsets and columns: the only indices its SpGEMM
+/// takes). full(): the whole sequence with every buffer and C's arrays allocated (cudaMalloc) and the
+/// buffers freed, CUSPARSE_SPGEMM_ALG1; when ALG1 runs out of memory (CUSPARSE_STATUS_INSUFFICIENT_
+/// RESOURCES or a failed allocation) ALG3 (chunked, estimateMemory with chunk_fraction 0.2) from then
+/// on, variant() says which. Numeric re-run: the reuse API (CUSPARSE_SPGEMM_DEFAULT),
+/// cusparseSpGEMMreuse_compute.
+template <class Crs>
+class CusparseSpgemm final : public Implementation {
+ public:
+  using Scalar = typename Crs::non_const_value_type;
+  static constexpr cudaDataType data_type = cusparse_data_type<Scalar>;
+  static_assert(sizeof(typename Crs::non_const_size_type) == 4 && sizeof(typename Crs::non_const_ordinal_type) == 4,
+                "the cusparse spgemm peer takes 32-bit offsets and columns");
+
+  CusparseSpgemm(const Crs& A, const Crs& B)
+      : A_(A), B_(B), rows_(A.numRows()), cols_(B.numCols()),
+        matA_(A_, [](cusparseSpMatDescr_t) { return CUSPARSE_STATUS_SUCCESS; }),
+        matB_(B_, [](cusparseSpMatDescr_t) { return CUSPARSE_STATUS_SUCCESS; }) {}
+
+  void full() override {
+    release();
+    if (product(algorithm_, C_)) return;
+    if (algorithm_ == CUSPARSE_SPGEMM_ALG1) {
+      algorithm_ = CUSPARSE_SPGEMM_ALG3;
+      fell_back_ = true;
+      if (product(algorithm_, C_)) return;
+    }
+    throw std::runtime_error("cusparse: cusparseSpGEMM ran out of device memory with ALG1 and with ALG3");
+  }
+  void release() override { C_.reset(); }
+  Sprocket::HostCsr result() const override {
+    if (!C_) throw std::logic_error("cusparse: no product to read");
+    return host(*C_);
+  }
+
+  void prepare_numeric() override {
+    numeric_ = std::make_unique<Result>();
+    Result& r = *numeric_;
+    const cusparseSpGEMMAlg_t alg = CUSPARSE_SPGEMM_DEFAULT;
+    const auto need = [](bool ok) {
+      if (!ok) throw std::runtime_error("cusparse: out of device memory for the reuse API's buffers");
+    };
+    need(r.row_map.allocate(sizeof(int) * (rows_ + 1), &r.count));
+    SPROCKET_BENCH_CUSPARSE(cusparseCreateCsr(r.C.out(), rows_, cols_, 0, r.row_map.get(), nullptr, nullptr,
+                                              CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                                              data_type));
+    CudaBytes b1, b2, b3;
+    size_t s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0;
+    SPROCKET_BENCH_CUSPARSE(cusparseSpGEMMreuse_workEstimation(handle_.get(), op, op, matA_.get(), matB_.get(),
+                                                               r.C.get(), alg, r.spgemm.get(), &s1, nullptr));
+    need(b1.allocate(s1, &r.count));
+    SPROCKET_BENCH_CUSPARSE(cusparseSpGEMMreuse_workEstimation(handle_.get(), op, op, matA_.get(), matB_.get(),
+                                                               r.C.get(), alg, r.spgemm.get(), &s1, b1.get()));
+    SPROCKET_BENCH_CUSPARSE(cusparseSpGEMMreuse_nnz(handle_.get(), op, op, matA_.get(), matB_.get(), r.C.get(), alg,
+                                                    r.spgemm.get(), &s2, nullptr, &s3, nullptr, &s4, nullptr));
+    need(b2.allocate(s2, &r.count));
+    need(b3.allocate(s3, &r.count));
+    need(r.buffer4.allocate(s4, &r.count));
+    SPROCKET_BENCH_CUSPARSE(cusparseSpGEMMreuse_nnz(handle_.get(), op, op, matA_.get(), matB_.get(), r.C.get(), alg,
+                                                    r.spgemm.get(), &s2, b2.get(), &s3, b3.get(), &s4,
+                                                    r.buffer4.get()));
+    b1.release();
+    b2.release();
+    allocate_c(r, need);
+    SPROCKET_BENCH_CUSPARSE(cusparseSpGEMMreuse_copy(handle_.get(), op, op, matA_.get(), matB_.get(), r.C.get(), alg,
+                                                     r.spgemm.get(), &s5, nullptr));
+    need(r.buffer5.allocate(s5, &r.count));
+    SPROCKET_BENCH_CUSPARSE(cusparseSpGEMMreuse_copy(handle_.get(), op, op, matA_.get(), matB_.get(), r.C.get(), alg,
+                                                     r.spgemm.get(), &s5, r.buffer5.get()));
+    b3.release();
+    numeric();
+  }
+  void numeric() override {
+    SPROCKET_BENCH_CUSPARSE(cusparseSpGEMMreuse_compute(handle_.get(), op, op, &one_, matA_.get(), matB_.get(),
+                                                        &zero_, numeric_->C.get(), data_type, CUSPARSE_SPGEMM_DEFAULT,
+                                                        numeric_->spgemm.get()));
+  }
+  Sprocket::HostCsr numeric_result() const override { return host(*numeric_); }
+  void release_numeric() override { numeric_.reset(); }
+  bool sorted() const override { return false; }  // not promised; --check reports c_sorted
+
+  /// The peak of the last full(): its buffers and C's arrays at the most held at once.
+  int64_t peak_bytes() const { return C_ ? C_->count.peak : -1; }
+  std::string variant() const { return algorithm_ == CUSPARSE_SPGEMM_ALG1 ? "alg1" : "alg3"; }
+  std::string note() const {
+    return std::string("cusparseSpGEMM ") + (algorithm_ == CUSPARSE_SPGEMM_ALG1 ? "ALG1" : "ALG3 (chunk_fraction 0.2)") +
+           (fell_back_ ? ", ALG1 ran out of memory" : "") +
+           " on A's and B's own arrays, every buffer and C allocated and the buffers freed inside the time; "
+           "numeric re-run: cusparseSpGEMMreuse_compute (CUSPARSE_SPGEMM_DEFAULT)";
+  }
+
+ private:
+  static constexpr cusparseOperation_t op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  struct Result {
+    CudaBytes::Count count;  // declared first: destroyed after the arrays that count into it
+    CudaBytes row_map, columns, values, buffer4, buffer5;
+    CusparseSpMat C;
+    CusparseSpgemmDescr spgemm;
+    int64_t nnz = 0;
+  };
+
+  template <class Need>
+  void allocate_c(Result& r, const Need& need) {
+    int64_t rows = 0, cols = 0;
+    SPROCKET_BENCH_CUSPARSE(cusparseSpMatGetSize(r.C.get(), &rows, &cols, &r.nnz));
+    need(r.columns.allocate(sizeof(int) * r.nnz, &r.count));
+    need(r.values.allocate(sizeof(Scalar) * r.nnz, &r.count));
+    SPROCKET_BENCH_CUSPARSE(cusparseCsrSetPointers(r.C.get(), r.row_map.get(), r.columns.get(), r.values.get()));
+  }
+
+  /// One full product with `alg` into out (a fresh Result); false when out of device memory.
+  bool product(cusparseSpGEMMAlg_t alg, std::unique_ptr<Result>& out) {
+    out = std::make_unique<Result>();
+    Result& r = *out;
+    bool ok = true;
+    const auto call = [&](cusparseStatus_t s, const char* what) {
+      if (s == CUSPARSE_STATUS_INSUFFICIENT_RESOURCES) return ok = false;
+      cusparse_check(s, what);
+      return true;
+    };
+    if (!r.row_map.allocate(sizeof(int) * (rows_ + 1), &r.count)) return false;
+    SPROCKET_BENCH_CUSPARSE(cusparseCreateCsr(r.C.out(), rows_, cols_, 0, r.row_map.get(), nullptr, nullptr,
+                                              CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                                              data_type));
+    const cusparseSpGEMMDescr_t d = r.spgemm.get();
+    cusparseHandle_t h = handle_.get();
+    CudaBytes b1, b2, b3;
+    size_t s1 = 0, s2 = 0, s3 = 0;
+    if (!call(cusparseSpGEMM_workEstimation(h, op, op, &one_, matA_.get(), matB_.get(), &zero_, r.C.get(), data_type,
+                                            alg, d, &s1, nullptr),
+              "cusparseSpGEMM_workEstimation") ||
+        !b1.allocate(s1, &r.count) ||
+        !call(cusparseSpGEMM_workEstimation(h, op, op, &one_, matA_.get(), matB_.get(), &zero_, r.C.get(), data_type,
+                                            alg, d, &s1, b1.get()),
+              "cusparseSpGEMM_workEstimation"))
+      return false;
+    if (alg == CUSPARSE_SPGEMM_ALG3) {
+      const float chunk_fraction = 0.2f;
+      if (!call(cusparseSpGEMM_estimateMemory(h, op, op, &one_, matA_.get(), matB_.get(), &zero_, r.C.get(), data_type,
+                                              alg, d, chunk_fraction, &s3, nullptr, nullptr),
+                "cusparseSpGEMM_estimateMemory") ||
+          !b3.allocate(s3, &r.count) ||
+          !call(cusparseSpGEMM_estimateMemory(h, op, op, &one_, matA_.get(), matB_.get(), &zero_, r.C.get(), data_type,
+                                              alg, d, chunk_fraction, &s3, b3.get(), &s2),
+                "cusparseSpGEMM_estimateMemory"))
+        return false;
+      b3.release();
+    } else if (!call(cusparseSpGEMM_compute(h, op, op, &one_, matA_.get(), matB_.get(), &zero_, r.C.get(), data_type,
+                                            alg, d, &s2, nullptr),
+                     "cusparseSpGEMM_compute")) {
+      return false;
+    }
+    if (!b2.allocate(s2, &r.count) ||
+        !call(cusparseSpGEMM_compute(h, op, op, &one_, matA_.get(), matB_.get(), &zero_, r.C.get(), data_type, alg, d,
+                                     &s2, b2.get()),
+              "cusparseSpGEMM_compute"))
+      return false;
+    const auto need = [&](bool allocated) {
+      if (!allocated) ok = false;
+    };
+    allocate_c(r, need);
+    if (!ok) return false;
+    SPROCKET_BENCH_CUSPARSE(
+        cusparseSpGEMM_copy(h, op, op, &one_, matA_.get(), matB_.get(), &zero_, r.C.get(), data_type, alg, d));
+    return true;
+  }
+
+  Sprocket::HostCsr host(const Result& r) const {
+    Kokkos::fence();
+    Sprocket::HostCsr C;
+    C.num_rows = rows_;
+    C.num_cols = cols_;
+    std::vector<int> row_map(rows_ + 1);
+    C.entries.resize(r.nnz);
+    std::vector<Scalar> values(r.nnz);
+    const auto copy = [](void* to, const void* from, size_t bytes) {
+      if (bytes == 0) return;
+      const cudaError_t e = cudaMemcpy(to, from, bytes, cudaMemcpyDeviceToHost);
+      if (e != cudaSuccess) throw std::runtime_error(std::string("cudaMemcpy: ") + cudaGetErrorString(e));
+    };
+    copy(row_map.data(), r.row_map.get(), sizeof(int) * (rows_ + 1));
+    copy(C.entries.data(), r.columns.get(), sizeof(int) * r.nnz);
+    copy(values.data(), r.values.get(), sizeof(Scalar) * r.nnz);
+    C.row_map.assign(row_map.begin(), row_map.end());
+    C.values.assign(values.begin(), values.end());
+    return C;
+  }
+
+  Crs A_, B_;
+  int64_t rows_, cols_;
+  Scalar one_ = 1, zero_ = 0;
+  CusparseHandle handle_;
+  CusparseCsr<Crs> matA_, matB_;
+  cusparseSpGEMMAlg_t algorithm_ = CUSPARSE_SPGEMM_ALG1;
+  bool fell_back_ = false;
+  std::unique_ptr<Result> C_, numeric_;
+};
+#endif  // KOKKOS_ENABLE_CUDA
+
+// ------------------------------------------------------------------------------------------------
+// --check
+
+/// The reference C and the tolerance of each of its entries, 64 eps(Scalar) (|A| |B|)_ij.
+struct Oracle {
+  Sprocket::HostCsr ref;
+  std::vector<double> tol;
+};
+
+/// B null: B is A.
+template <class Scalar>
+Oracle make_oracle(const Sprocket::HostCsr& A_host, const Sprocket::HostCsr* B_host) {
+  Sprocket::HostCsr a_storage, b_storage;
+  const Sprocket::HostCsr& a = rounded_to<Scalar>(A_host, a_storage);
+  const Sprocket::HostCsr& b = B_host ? rounded_to<Scalar>(*B_host, b_storage) : a;
+  Oracle o;
+  o.ref = Sprocket::reference::spgemm(a, b);
+  Sprocket::HostCsr abs_a = a;
+  for (double& v : abs_a.values) v = std::abs(v);
+  Sprocket::HostCsr abs_b;
+  if (B_host) {
+    abs_b = b;
+    for (double& v : abs_b.values) v = std::abs(v);
+  }
+  const Sprocket::HostCsr abs_c = Sprocket::reference::spgemm(abs_a, B_host ? abs_b : abs_a);
+  const double eps = std::numeric_limits<Scalar>::epsilon();
+  o.tol.resize(abs_c.values.size());
+  for (size_t k = 0; k < o.tol.size(); ++k) o.tol[k] = 64.0 * eps * abs_c.values[k];
+  return o;
+}
+
+/// Whether every row's columns strictly increase.
+inline bool rows_sorted(const Sprocket::HostCsr& C) {
+  for (int64_t i = 0; i < C.num_rows; ++i)
+    for (int64_t k = C.row_map[i] + 1; k < C.row_map[i + 1]; ++k)
+      if (C.entries[k - 1] >= C.entries[k]) return false;
+  return true;
+}
+
+/// Compares got with the oracle; fills rec (check, err_norm, max_err_over_tol, c_sorted) and
+/// prints the first difference on a mismatch. Rows are sorted first unless the implementation
+/// promises sorted rows (which then must come out so: the columns are compared as they are).
+inline bool compare(Sprocket::HostCsr got, bool promised_sorted, const Oracle& o, Record& rec, const std::string& what) {
+  const bool sorted = rows_sorted(got);
+  rec.set("c_sorted", sorted);
+  const Sprocket::HostCsr& ref = o.ref;
+  std::ostringstream problem;
+  if (got.num_rows != ref.num_rows || got.num_cols != ref.num_cols) {
+    problem << "C is " << got.num_rows << " x " << got.num_cols << ", the reference " << ref.num_rows << " x "
+            << ref.num_cols;
+  } else if (got.row_map != ref.row_map) {
+    int64_t i = 0;
+    while (i + 1 < ref.num_rows && got.row_map[i + 1] - got.row_map[i] == ref.row_map[i + 1] - ref.row_map[i]) ++i;
+    problem << "row " << i << " holds " << got.row_map[i + 1] - got.row_map[i] << " entries, the reference's "
+            << ref.row_map[i + 1] - ref.row_map[i] << " (nnz(C) " << got.nnz() << ", the reference's " << ref.nnz()
+            << ")";
+  } else {
+    if (!promised_sorted && !sorted) Sprocket::sort_rows(got);
+    for (int64_t i = 0; i < ref.num_rows && problem.str().empty(); ++i)
+      for (int64_t k = ref.row_map[i]; k < ref.row_map[i + 1]; ++k)
+        if (got.entries[k] != ref.entries[k]) {
+          problem << "row " << i << ", entry " << k - ref.row_map[i] << ": column " << got.entries[k]
+                  << ", the reference's " << ref.entries[k]
+                  << (promised_sorted && !sorted ? " (the implementation promises sorted rows; they are not)" : "");
+          break;
+        }
+  }
+  if (!problem.str().empty()) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    rec.set("check", false).set("err_norm", nan).set("max_err_over_tol", nan);
+    std::cerr << "sprocket-bench: check FAILED for " << what << ": " << problem.str() << "\n";
+    return false;
+  }
+  const CheckResult c = check_against(got.values, ref.values, o.tol);
+  return report_check(rec, c, got.values, ref.values, o.tol, what);
+}
+
+// ------------------------------------------------------------------------------------------------
+// The section
+
+/// One line of the section: a Candidate (what measure_section times) and its implementation.
+struct Entry {
+  std::shared_ptr<Implementation> impl;
+  Candidate candidate;
+  Timing numeric;
+  bool has_numeric = false;
+  bool interleaved = true;
+  int64_t peak_bytes = -1, peak_rss_bytes = -1, peak_alloc_bytes = -1;
+  std::string peak_source;
+};
+
+inline std::string row_counts(const Sprocket::SpgemmRowCounts& r) {
+  return "empty " + std::to_string(r.empty) + ", direct " + std::to_string(r.direct) + ", hash " +
+         std::to_string(r.hash) + ", dense " + std::to_string(r.dense) + ", global_hash " + std::to_string(r.global_hash);
+}
+
+/// Benchmarks one matrix with Scalar / Offset; returns 0, or 1 after a failed check.
+template <class Scalar, class Offset>
+int run_matrix(type_tag<Scalar>, type_tag<Offset>, const Args& args, const std::string& name,
+               const Sprocket::HostCsr& host, double stream_gbps) {
+  using Space = Kokkos::DefaultExecutionSpace;
+  using MemorySpace = Space::memory_space;
+  using Device = Kokkos::Device<Space, MemorySpace>;
+  using Crs = KokkosSparse::CrsMatrix<Scalar, int, Device, void, Offset>;
+  constexpr bool on_host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
+
+#ifdef KOKKOS_ENABLE_CUDA
+  // nvcc time: every (Scalar, Offset) instantiates the plan's CUDA kernels (and cuSPARSE's SpGEMM
+  // takes 32-bit offsets only), so CUDA builds carry the int offsets only.
+  if constexpr (!std::is_same_v<Offset, int>) {
+    throw std::runtime_error("--kernel spgemm runs --offset int only in CUDA builds");
+  } else
+#endif
+  {
+    const bool square = host.num_rows == host.num_cols;
+    // A^T for a rectangular A, once, untimed (as the spECK paper measures A * A^T); B is A otherwise.
+    std::unique_ptr<Sprocket::HostCsr> host_b;
+    if (!square) host_b = std::make_unique<Sprocket::HostCsr>(Sprocket::transpose(host));
+    const Crs A = Sprocket::to_crs<Crs>(host, "sprocket-bench::A");
+    const Crs B = square ? A : Sprocket::to_crs<Crs>(*host_b, "sprocket-bench::B");
+    const std::vector<std::string> peers = args.peers.empty() ? default_peers() : args.peers;
+    const int64_t nnz_a = host.nnz(), nnz_b = square ? nnz_a : host_b->nnz();
+
+    // Products: sum over A's entries of the length of the row of B they reference.
+    int64_t products = 0;
+    {
+      const Sprocket::HostCsr& b = square ? host : *host_b;
+      for (int64_t k = 0; k < nnz_a; ++k) products += b.row_length(host.entries[k]);
+    }
+
+    std::vector<Entry> entries;
+    int64_t nnz_c = -1, available = 0;
+    for (const std::string& variant : args.variants) {
+      const Sprocket::SpgemmOptions options = options_for(variant);
+      // A plan built once for what it chose and its memory accounting (not kept: the timed runs
+      // build their own).
+      const Timed<Sprocket::SpgemmPlan<Crs>> timed = construct_timed<Sprocket::SpgemmPlan<Crs>>(A, B, options);
+      const Sprocket::SpgemmPlan<Crs>& plan = *timed.object;
+      if (args.describe)
+        info_stream(args) << "describe " << name << " variant " << variant << ":\n" << plan.describe() << "\n";
+      nnz_c = plan.nnz();
+      available = plan.memory().limit_bytes;
+      Entry e;
+      e.impl = std::make_shared<OursSpgemm<Crs>>(A, B, options);
+      e.candidate = candidate("sprocket", variant, {});
+      std::string symbolic_why, numeric_why;
+      e.candidate.plan_keys.set("symbolic_balance", Sprocket::to_string(plan.symbolic_balance(&symbolic_why)))
+          .set("numeric_balance", Sprocket::to_string(plan.numeric_balance(&numeric_why)));
+      e.candidate.details.set("plan_seconds", timed.seconds)
+          .set("backend", Sprocket::to_string(plan.backend()))
+          .set("sorted", plan.options().sorted)
+          .set("symbolic_rows", row_counts(plan.symbolic_rows()))
+          .set("numeric_rows", row_counts(plan.numeric_rows()))
+          .set("symbolic_balance_reason", symbolic_why)
+          .set("numeric_balance_reason", numeric_why);
+      e.peak_bytes = plan.memory().peak_bytes;
+      e.peak_source = "plan";
+      entries.push_back(std::move(e));
+    }
+
+    for (const std::string& peer : peers) {
+      try {
+        if (peer == "kk" || peer == "kk_unsorted") {
+          Entry e;
+          const bool sort = peer == "kk";
+          e.impl = std::make_shared<KkSpgemm<Crs>>(A, B, sort);
+          e.candidate = candidate(peer, "default", {}, -1,
+                                  std::string("Kokkos Kernels SPGEMM_KK, View-level spgemm_symbolic + spgemm_numeric") +
+                                      (sort ? ", then KokkosKernels::Impl::sort_crs_matrix (timed)"
+                                            : ", output left unsorted"));
+          entries.push_back(std::move(e));
+        } else if (peer == "graphblas") {
+#ifdef SPROCKET_BENCH_HAVE_GRAPHBLAS
+          std::string skip = graphblas_skip_reason(host, 0.0);
+          if (skip.empty() && host_b) skip = graphblas_skip_reason(*host_b, 0.0);
+          if (!skip.empty()) {
+            std::cerr << "sprocket-bench: graphblas skipped on " << name << ": " << skip << "\n";
+            continue;
+          }
+          const Timed<GraphblasSpgemm<Scalar>> g =
+              construct_timed<GraphblasSpgemm<Scalar>>(host, square ? nullptr : host_b.get());
+          Entry e;
+          e.impl = std::make_shared<GraphblasImplementation<Scalar>>(g.object);
+          e.candidate = candidate("graphblas", "default", {}, g.seconds, g.object->note());
+          entries.push_back(std::move(e));
+#endif
+        } else if (peer == "cusparse") {
+#ifdef KOKKOS_ENABLE_CUDA
+          if constexpr (std::is_same_v<Space, Kokkos::Cuda>) {
+            const Timed<CusparseSpgemm<Crs>> cs = construct_timed<CusparseSpgemm<Crs>>(A, B);
+            cs.object->full();  // untimed: decides ALG1 or ALG3
+            Kokkos::fence();
+            Entry e;
+            e.impl = cs.object;
+            e.peak_bytes = cs.object->peak_bytes();
+            e.peak_source = "buffers";
+            cs.object->release();
+            e.candidate = candidate("cusparse", cs.object->variant(), {}, cs.seconds, cs.object->note());
+            entries.push_back(std::move(e));
+            continue;
+          }
+#endif
+          throw cusparse_needs_cuda<Space>();
+        }
+      } catch (const std::exception& e) {
+        // A peer that cannot run this product (out of memory, ...) leaves the others running.
+        std::cerr << "sprocket-bench: " << peer << " skipped on " << name << ": " << e.what() << "\n";
+      }
+    }
+    for (Entry& e : entries) {
+      const std::shared_ptr<Implementation> impl = e.impl;
+      e.candidate.apply = [impl] { impl->full(); };
+      e.candidate.release = [impl] { impl->release(); };
+    }
+    const auto what = [&](const Entry& e) { return e.candidate.impl + " " + e.candidate.variant + " on " + name; };
+    // Builds an implementation's numeric state; a peer that cannot (out of memory, ...) is reported
+    // and goes without numeric_seconds, ours throws.
+    const auto prepare_numeric = [&](Entry& e) {
+      try {
+        e.impl->prepare_numeric();
+        return true;
+      } catch (const std::exception& ex) {
+        if (e.candidate.impl == "sprocket") throw;
+        e.impl->release_numeric();
+        std::cerr << "sprocket-bench: no numeric re-run for " << what(e) << ": " << ex.what() << "\n";
+        return false;
+      }
+    };
+
+    // --check: one implementation at a time, its full product and its numeric re-run; the oracle
+    // is dropped before the timings.
+    std::vector<Record> checks(entries.size());
+    bool all_ok = true;
+    if (args.check) {
+      const Oracle oracle = make_oracle<Scalar>(host, host_b.get());
+      for (size_t c = 0; c < entries.size(); ++c) {
+        Implementation& impl = *entries[c].impl;
+        impl.full();
+        Kokkos::fence();
+        bool ok = compare(impl.result(), impl.sorted(), oracle, checks[c], what(entries[c]));
+        impl.release();
+        if (prepare_numeric(entries[c])) {
+          impl.numeric();
+          Kokkos::fence();
+          Record numeric_check;
+          if (!compare(impl.numeric_result(), impl.sorted(), oracle, numeric_check,
+                       what(entries[c]) + " (numeric re-run)")) {
+            checks[c].merge(numeric_check);
+            ok = false;
+          }
+          impl.after_numeric();
+          impl.release_numeric();
+        }
+        all_ok &= ok;
+      }
+    }
+
+    // Memory of one full product each (after a warm-up run, or the check's).
+    for (Entry& e : entries) {
+      Implementation& impl = *e.impl;
+      if (!args.check) {
+        impl.full();
+        impl.release();
+        Kokkos::fence();
+      }
+      if (on_host || e.candidate.impl == "graphblas") {
+        e.peak_rss_bytes = resident_peak_of([&] { impl.full(); });
+        impl.release();
+        if (e.peak_source.empty()) {
+          e.peak_bytes = e.peak_rss_bytes;
+          e.peak_source = "rss";
+        }
+      } else if (e.candidate.impl == "sprocket" || e.candidate.impl.rfind("kk", 0) == 0) {
+        e.peak_alloc_bytes = kokkos_allocation_peak_of<MemorySpace>([&] { impl.full(); });
+        impl.release();
+        if (e.peak_source.empty()) {
+          e.peak_bytes = e.peak_alloc_bytes;
+          e.peak_source = "kokkos_allocations";
+        }
+      }
+    }
+
+    // Numeric re-runs: interleaved when every state fits at once, else one implementation at a time.
+    {
+      // Each state holds about what one full product needs at its peak (C included); C alone where
+      // no peak was measured.
+      double held = 0;
+      for (const Entry& e : entries)
+        held += std::max(static_cast<double>(e.peak_bytes), static_cast<double>(nnz_c) * (sizeof(int) + sizeof(Scalar)));
+      const bool together = available <= 0 || held <= 0.8 * static_cast<double>(available);
+      const auto time_numeric = [&](const std::vector<size_t>& which) {
+        std::vector<size_t> ready;
+        for (size_t c : which)
+          if (prepare_numeric(entries[c])) ready.push_back(c);
+        std::vector<std::function<void()>> fns, after;
+        for (size_t c : ready) {
+          const std::shared_ptr<Implementation> impl = entries[c].impl;
+          fns.push_back([impl] { impl->numeric(); });
+          after.push_back([impl] { impl->after_numeric(); });
+        }
+        const std::vector<Timing> t = time_interleaved(fns, args.warmup, args.repeat, after);
+        for (size_t r = 0; r < ready.size(); ++r) {
+          Entry& e = entries[ready[r]];
+          e.numeric = t[r];
+          e.has_numeric = true;
+          e.interleaved = together;
+          e.impl->release_numeric();
+        }
+      };
+      std::vector<size_t> all(entries.size());
+      for (size_t c = 0; c < entries.size(); ++c) all[c] = c;
+      if (together) {
+        time_numeric(all);
+      } else {
+        info_stream(args) << "sprocket-bench: " << name << ": numeric re-runs timed one implementation at a time ("
+                          << human_bytes(held) << " of states would not fit in " << human_bytes(available) << ")\n";
+        for (size_t c : all) time_numeric({c});
+      }
+    }
+
+    // The section's lines.
+    Section section("spgemm", name, host.num_rows, host.num_cols, nnz_a);
+    const double row_bytes = sizeof(Offset), entry_bytes = sizeof(int) + sizeof(Scalar);
+    section.bytes = (static_cast<double>(host.num_rows + 1) * row_bytes + static_cast<double>(nnz_a) * entry_bytes) +
+                    (static_cast<double>((square ? host.num_rows : host.num_cols) + 1) * row_bytes +
+                     static_cast<double>(nnz_b) * entry_bytes) +
+                    (static_cast<double>(host.num_rows + 1) * row_bytes + static_cast<double>(nnz_c) * entry_bytes);
+    section.flops = 2.0 * static_cast<double>(products);
+    for (const std::string& peer : peers)
+      for (const Entry& e : entries)
+        if (e.candidate.impl == peer) {
+          section.peers.push_back(peer);
+          break;
+        }
+    section.keys.set("form", square ? "A*A" : "A*A^T");
+    section.problem_keys.set("products", products).set("nnz_c", nnz_c);
+    std::ostringstream middle;
+    middle << "C = " << (square ? "A*A" : "A*A^T") << ", products " << products << ", nnz(C) " << nnz_c << ", "
+           << human_bytes(section.bytes) << " per product, ";
+    section.title_middle = middle.str();
+    section.extra_columns = {{"symbolic_balance", "symbolic"},
+                             {"numeric_balance", "numeric"},
+                             {"numeric_seconds", "numeric_s", "%.4e"}};
+    for (const std::string& peer : section.peers)
+      section.extra_columns.push_back({"numeric_ratio_vs_" + peer, "numeric_vs_" + peer, "%.3f"});
+    section.extra_columns.push_back({"peak_bytes", "peak_bytes", "%.3g"});
+    section.extra_columns.push_back({"peak_rss_bytes", "rss_bytes", "%.3g"});
+
+    // Numeric and memory keys, after the line's own details (plan_keys / details of the candidate).
+    const auto numeric_of = [&](const std::string& impl) {
+      for (const Entry& e : entries)
+        if (e.candidate.impl == impl && e.has_numeric) return e.numeric.median;
+      return std::nan("");
+    };
+    std::vector<Candidate> candidates;
+    for (Entry& e : entries) {
+      Record keys;
+      if (e.has_numeric) {
+        keys.set("numeric_seconds", e.numeric.median)
+            .set("numeric_gflops", section.flops / e.numeric.median * 1e-9);
+        if (e.candidate.impl == "sprocket")
+          for (const std::string& peer : section.peers)
+            if (!std::isnan(numeric_of(peer))) keys.set("numeric_ratio_vs_" + peer, numeric_of(peer) / e.numeric.median);
+        keys.set("numeric_seconds_min", e.numeric.min)
+            .set("numeric_seconds_max", e.numeric.max)
+            .set("numeric_interleaved", e.interleaved);
+      }
+      if (e.peak_bytes >= 0) keys.set("peak_bytes", e.peak_bytes).set("peak_source", e.peak_source);
+      if (e.peak_rss_bytes >= 0) keys.set("peak_rss_bytes", e.peak_rss_bytes);
+      if (e.peak_alloc_bytes >= 0) keys.set("peak_alloc_bytes", e.peak_alloc_bytes);
+      e.candidate.details = keys.merge(e.candidate.details);
+      candidates.push_back(e.candidate);
+    }
+    host_b.reset();
+
+    std::function<bool(std::vector<Record>&)> check;
+    if (args.check)
+      check = [&](std::vector<Record>& out) {
+        out = checks;
+        return all_ok;
+      };
+    return measure_section<Scalar, Offset, Space>(args, section, candidates, check, stream_gbps);
+  }
+}
+
+}  // namespace spgemm
+
+KernelEntry spgemm_entry() {
+  KernelEntry e = matrix_kernel_entry(
+      "spgemm",
+      "C = A*A (square A) or A*A^T: SpgemmPlan variants vs kk (Kokkos Kernels SPGEMM_KK, output sorted afterwards), "
+      "kk_unsorted, graphblas (GrB_mxm), cusparse (cusparseSpGEMM, CUDA); every line a full product plus "
+      "numeric_seconds (the numeric-only re-run) and peak_bytes; default --compare kk,kk_unsorted (+graphblas where "
+      "built, +cusparse on CUDA)",
+      spgemm::variant_names(), spgemm::variant_names(),
+      {spgemm::kk_peer(), spgemm::kk_unsorted_peer(), graphblas_peer(), cusparse_peer()},
+      "sprocket-bench --kernel spgemm --matrix gen:rmat:scale=16 --compare kk,graphblas --check",
+      [](auto... a) { return spgemm::run_matrix(a...); });
+  const auto run = e.run;
+  e.run = [run](const Args& args) {
+    if (args.alpha != 1.0 || args.beta != 0.0) {
+      std::cerr << "sprocket-bench: --alpha and --beta do not apply to --kernel spgemm (C = A*B)\n"
+                   "(sprocket-bench --help for usage)\n";
+      return 2;
+    }
+    if (args.peers.empty() && !graphblas_peer().available) info_stream(args) << graphblas_absent_note() << "\n";
+#ifdef __GLIBC__
+    // Fixed, for every implementation alike: see "Each candidate's C is freed" at the top.
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
+    return run(args);
+  };
+  return e;
+}
+
+}  // namespace sprocket_bench
