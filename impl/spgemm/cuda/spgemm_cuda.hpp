@@ -526,6 +526,27 @@ void spgemm_cuda_finish_row_map(const KSpace& kspace, const RowMap& row_map, int
 
 /// The symbolic pass (see the top of this file): C's row map and nnz in the analysis (row_map_c
 /// allocated here), the symbolic schedule and its decision, the memory of its temporaries.
+/// What every symbolic and numeric kernel reads of A, B and the row analysis.
+template <class Ordinal, class Offset, class CrsType, class Analysis>
+SpgemmPattern<Ordinal, Offset> spgemm_cuda_pattern(const CrsType& A, const CrsType& B, const Analysis& an, bool direct,
+                                                   unsigned long long* counters) {
+  SpgemmPattern<Ordinal, Offset> p{};
+  p.a_row_map = A.graph.row_map.data();
+  p.a_entries = A.graph.entries.data();
+  p.b_row_map = B.graph.row_map.data();
+  p.b_entries = B.graph.entries.data();
+  p.row_products = an.row_products.data();
+  p.row_col_min = an.row_col_min.data();
+  p.row_col_max = an.row_col_max.data();
+  p.row_longest_b = an.row_longest_b.data();
+  p.num_rows = an.num_rows;
+  p.direct = direct;
+  p.b_sorted = an.stats.b_rows_sorted;
+  p.forced_group = an.options.threads_per_b_row;
+  p.counters = counters;
+  return p;
+}
+
 template <class Space, class CrsType, class Analysis>
 void spgemm_symbolic(const Space& space, const CrsType& A, const CrsType& B, Analysis& an) {
   using Scalar = typename CrsType::non_const_value_type;
@@ -569,20 +590,7 @@ void spgemm_symbolic(const Space& space, const CrsType& A, const CrsType& B, Ana
                      &an.symbolic_balance_reason);
   an.symbolic_balance = pass.balance;
 
-  SpgemmPattern<Ordinal, Offset> p{};
-  p.a_row_map = A.graph.row_map.data();
-  p.a_entries = A.graph.entries.data();
-  p.b_row_map = B.graph.row_map.data();
-  p.b_entries = B.graph.entries.data();
-  p.row_products = an.row_products.data();
-  p.row_col_min = an.row_col_min.data();
-  p.row_col_max = an.row_col_max.data();
-  p.row_longest_b = an.row_longest_b.data();
-  p.num_rows = M;
-  p.direct = direct;
-  p.b_sorted = an.stats.b_rows_sorted;
-  p.forced_group = an.options.threads_per_b_row;
-  p.counters = counters.data();
+  const auto p = spgemm_cuda_pattern<Ordinal, Offset>(A, B, an, direct, counters.data());
   Offset* counts = an.row_map_c.data() + 1;
   const int global_config = spgemm_cuda_default_config(s);
   const int global_threads = s.configs[global_config].threads;
@@ -826,20 +834,8 @@ void spgemm_numeric(const Space& space, const CrsType& A, const CrsType& B, cons
   if (M == 0 || an.nnz_c == 0) return;
   Kokkos::deep_copy(kspace, s.numeric_counters, 0ull);
 
-  SpgemmPattern<Ordinal, Offset> p{};
-  p.a_row_map = A.graph.row_map.data();
-  p.a_entries = A.graph.entries.data();
-  p.b_row_map = B.graph.row_map.data();
-  p.b_entries = B.graph.entries.data();
-  p.row_products = an.row_products.data();
-  p.row_col_min = an.row_col_min.data();
-  p.row_col_max = an.row_col_max.data();
-  p.row_longest_b = an.row_longest_b.data();
-  p.num_rows = M;
-  p.direct = an.options.direct_rows && an.stats.b_rows_sorted;
-  p.b_sorted = an.stats.b_rows_sorted;
-  p.forced_group = an.options.threads_per_b_row;
-  p.counters = s.numeric_counters.data();
+  const auto p = spgemm_cuda_pattern<Ordinal, Offset>(A, B, an, an.options.direct_rows && an.stats.b_rows_sorted,
+                                                      s.numeric_counters.data());
   const SpgemmValues<Scalar> v{A.values.data(), B.values.data()};
   const SpgemmOutput<Scalar, Ordinal, Offset> c{an.row_map_c.data(), const_cast<Ordinal*>(C.graph.entries.data()),
                                                 C.values.data()};

@@ -354,7 +354,44 @@ struct Tables {
   }
 };
 
-/// B as column words (SpgemmHostColumnWords), built in parallel over B's rows.
+/// Cuts every row of B into segments, a new one at each entry where new_segment(previous, c)
+/// holds (previous is -1 at a row's first entry), in parallel over B's rows: segment_map gets
+/// the prefix sums of the segment counts (K + 1), then add(q, c, starts) sees every entry c with q
+/// its segment and starts true at the segment's first entry.
+template <class ExecSpace, class CrsType, class NewSegment, class Add>
+void segment_b_rows(const ExecSpace& space, const SpgemmHostSchedule& s, const CrsType& B, int64_t K,
+                    int64_t* segment_map, NewSegment new_segment, Add add) {
+  const auto* row_map = B.graph.row_map.data();
+  const auto* entries = B.graph.entries.data();
+  const std::vector<int64_t> chunks = make_chunks(K, s.serial ? 1 : s.workers * 4, true, [](int64_t) { return 1; });
+  run_chunks(space, s, chunks, [&](int, int64_t begin, int64_t end) {
+    for (int64_t j = begin; j < end; ++j) {
+      int64_t segments = 0, previous = -1;
+      for (int64_t p = row_map[j], e = row_map[j + 1]; p < e; ++p) {
+        const int64_t c = entries[p];
+        segments += new_segment(previous, c);
+        previous = c;
+      }
+      segment_map[j + 1] = segments;
+    }
+  });
+  segment_map[0] = 0;
+  for (int64_t j = 0; j < K; ++j) segment_map[j + 1] += segment_map[j];
+  run_chunks(space, s, chunks, [&](int, int64_t begin, int64_t end) {
+    for (int64_t j = begin; j < end; ++j) {
+      int64_t q = segment_map[j] - 1, previous = -1;
+      for (int64_t p = row_map[j], e = row_map[j + 1]; p < e; ++p) {
+        const int64_t c = entries[p];
+        const bool starts = new_segment(previous, c);
+        q += starts;
+        add(q, c, starts);
+        previous = c;
+      }
+    }
+  });
+}
+
+/// B as column words (SpgemmHostColumnWords): a segment per 64-column word a row touches.
 template <class ExecSpace, class CrsType, class Analysis>
 void build_column_words(const ExecSpace& space, const CrsType& B, Analysis& an) {
   SpgemmHostSchedule& s = an.host;
@@ -366,43 +403,23 @@ void build_column_words(const ExecSpace& space, const CrsType& B, Analysis& an) 
   w->words.reset(new int32_t[std::max<int64_t>(count, 1)]);
   w->masks.reset(new uint64_t[std::max<int64_t>(count, 1)]);
   w->count = count;
-  const auto* row_map = B.graph.row_map.data();
-  const auto* entries = B.graph.entries.data();
-  const std::vector<int64_t> chunks = make_chunks(K, s.serial ? 1 : s.workers * 4, true, [](int64_t) { return 1; });
-  int64_t* word_map = w->word_map.data();
-  run_chunks(space, s, chunks, [&](int, int64_t begin, int64_t end) {
-    for (int64_t j = begin; j < end; ++j) {
-      int64_t words = 0, previous = -1;
-      for (int64_t p = row_map[j], e = row_map[j + 1]; p < e; ++p) {
-        const int64_t c = entries[p];
-        words += previous < 0 || (c >> 6) != (previous >> 6);
-        previous = c;
-      }
-      word_map[j + 1] = words;
-    }
-  });
-  for (int64_t j = 0; j < K; ++j) word_map[j + 1] += word_map[j];
   int32_t* words = w->words.get();
   uint64_t* masks = w->masks.get();
-  run_chunks(space, s, chunks, [&](int, int64_t begin, int64_t end) {
-    for (int64_t j = begin; j < end; ++j) {
-      int64_t q = word_map[j] - 1, previous = -1;
-      for (int64_t p = row_map[j], e = row_map[j + 1]; p < e; ++p) {
-        const int64_t c = entries[p];
-        if (previous < 0 || (c >> 6) != (previous >> 6)) {
-          words[++q] = static_cast<int32_t>(c >> 6);
+  segment_b_rows(
+      space, s, B, K, w->word_map.data(),
+      [](int64_t previous, int64_t c) { return previous < 0 || (c >> 6) != (previous >> 6); },
+      [&](int64_t q, int64_t c, bool starts) {
+        if (starts) {
+          words[q] = static_cast<int32_t>(c >> 6);
           masks[q] = 0;
         }
         masks[q] |= uint64_t(1) << (c & 63);
-        previous = c;
-      }
-    }
-  });
+      });
   an.memory.analysis_bytes += spgemm_bytes<int64_t>(K + 1) + count * 12;
   s.b_words = std::move(w);
 }
 
-/// B as column runs (SpgemmHostColumnRuns), built in parallel over B's rows.
+/// B as column runs (SpgemmHostColumnRuns): a segment per run of consecutive columns.
 template <class ExecSpace, class CrsType, class Analysis>
 void build_column_runs(const ExecSpace& space, const CrsType& B, Analysis& an, int64_t held) {
   SpgemmHostSchedule& s = an.host;
@@ -413,38 +430,17 @@ void build_column_runs(const ExecSpace& space, const CrsType& B, Analysis& an, i
   r->first.reset(new int32_t[std::max<int64_t>(count, 1)]);
   r->length.reset(new int32_t[std::max<int64_t>(count, 1)]);
   r->count = count;
-  const auto* row_map = B.graph.row_map.data();
-  const auto* entries = B.graph.entries.data();
-  const std::vector<int64_t> chunks = make_chunks(K, s.serial ? 1 : s.workers * 4, true, [](int64_t) { return 1; });
-  int64_t* run_map = r->run_map.data();
-  run_chunks(space, s, chunks, [&](int, int64_t begin, int64_t end) {
-    for (int64_t j = begin; j < end; ++j) {
-      int64_t runs = 0, previous = -1;
-      for (int64_t p = row_map[j], e = row_map[j + 1]; p < e; ++p) {
-        const int64_t c = entries[p];
-        runs += previous < 0 || c != previous + 1;
-        previous = c;
-      }
-      run_map[j + 1] = runs;
-    }
-  });
-  for (int64_t j = 0; j < K; ++j) run_map[j + 1] += run_map[j];
   int32_t* first = r->first.get();
   int32_t* length = r->length.get();
-  run_chunks(space, s, chunks, [&](int, int64_t begin, int64_t end) {
-    for (int64_t j = begin; j < end; ++j) {
-      int64_t q = run_map[j] - 1, previous = -1;
-      for (int64_t p = row_map[j], e = row_map[j + 1]; p < e; ++p) {
-        const int64_t c = entries[p];
-        if (previous < 0 || c != previous + 1) {
-          first[++q] = static_cast<int32_t>(c);
+  segment_b_rows(
+      space, s, B, K, r->run_map.data(), [](int64_t previous, int64_t c) { return previous < 0 || c != previous + 1; },
+      [&](int64_t q, int64_t c, bool starts) {
+        if (starts) {
+          first[q] = static_cast<int32_t>(c);
           length[q] = 0;
         }
         ++length[q];
-        previous = c;
-      }
-    }
-  });
+      });
   an.memory.analysis_bytes += spgemm_bytes<int64_t>(K + 1) + count * 8;
   s.b_runs = std::move(r);
 }
