@@ -7,7 +7,9 @@
 //                                       sides by block GMRES with Chebyshev, then the 8 smallest
 //                                       eigenvalues by LOBPCG with incomplete Cholesky
 //   sprocket-solve --matrix <file.mtx[.gz] | gen:...> --solver bgmres|lobpcg [--block s]
-//                  [--nev k] [--which smallest|largest] [--prec none|jacobi|bjacobi|cheby|ic] [--ic-drop t]
+//                  [--nev k] [--which smallest|largest] [--prec none|jacobi|bjacobi|cheby|ic|ilu0|iluk|ilut]
+//                  [--ic-drop t] [--ilu-level k] [--ilut-drop t] [--ilut-fill f] [--ilut-pivot p]
+//                  [--ilu-matching auto|on|off] [--reorder none|rcm]
 //                  [--tol t] [--restart m] [--max-iterations n] [--rhs ones|random]
 //                  [--operator spmm|spmv] [--json] [--history out.csv] [--plot out.png] [--quiet]
 //
@@ -59,6 +61,10 @@ struct Args {
   std::string which = "smallest";
   std::string prec;  // empty: the solver's default
   double ic_drop = 1e-3;  // --prec ic: drop tolerance (0: complete Cholesky)
+  int ilu_level = 1;      // --prec iluk: level of fill (ilu0: 0)
+  double ilut_drop = 1e-4, ilut_fill = 10, ilut_pivot = 0.1;  // --prec ilut (IncompleteLuOptions)
+  std::string ilu_matching = "auto";  // --prec ilu0|iluk|ilut: row matching for a large diagonal
+  std::string reorder = "none";       // --prec ilu0|iluk|ilut: symmetric reordering
   double tol = 1e-8;
   int restart = 30;
   int max_iterations = 0;  // 0: the solver's default
@@ -72,7 +78,9 @@ struct Args {
   throw Sprocket::InvalidArgument("sprocket-solve: " + message +
                                   "\nusage: sprocket-solve [--matrix <file|gen:...>] [--solver bgmres|lobpcg] "
                                   "[--block s] [--nev k] [--which smallest|largest] "
-                                  "[--prec none|jacobi|bjacobi|cheby|ic] [--ic-drop t] [--tol t] [--restart m] "
+                                  "[--prec none|jacobi|bjacobi|cheby|ic|ilu0|iluk|ilut] [--ic-drop t] [--ilu-level k] "
+                                  "[--ilut-drop t] [--ilut-fill f] [--ilut-pivot p] "
+                                  "[--ilu-matching auto|on|off] [--reorder none|rcm] [--tol t] [--restart m] "
                                   "[--max-iterations n] [--rhs ones|random] [--operator spmm|spmv] "
                                   "[--json] [--history out.csv] [--plot out.png] [--quiet]");
 }
@@ -112,6 +120,12 @@ Args parse_args(int argc, char** argv) {
     else if (flag == "--which") a.which = value();
     else if (flag == "--prec") a.prec = value();
     else if (flag == "--ic-drop") a.ic_drop = parse_double(flag, value());
+    else if (flag == "--ilu-level") a.ilu_level = parse_int(flag, value());
+    else if (flag == "--ilut-drop") a.ilut_drop = parse_double(flag, value());
+    else if (flag == "--ilut-fill") a.ilut_fill = parse_double(flag, value());
+    else if (flag == "--ilut-pivot") a.ilut_pivot = parse_double(flag, value());
+    else if (flag == "--ilu-matching") a.ilu_matching = value();
+    else if (flag == "--reorder") a.reorder = value();
     else if (flag == "--tol") a.tol = parse_double(flag, value());
     else if (flag == "--restart") a.restart = parse_int(flag, value());
     else if (flag == "--max-iterations") a.max_iterations = parse_int(flag, value());
@@ -129,9 +143,17 @@ Args parse_args(int argc, char** argv) {
   if (a.which != "smallest" && a.which != "largest")
     usage_error("--which must be smallest or largest, got \"" + a.which + "\"");
   if (!a.prec.empty() && a.prec != "none" && a.prec != "jacobi" && a.prec != "bjacobi" && a.prec != "cheby" &&
-      a.prec != "ic")
-    usage_error("--prec must be none, jacobi, bjacobi, cheby or ic, got \"" + a.prec + "\"");
+      a.prec != "ic" && a.prec != "ilu0" && a.prec != "iluk" && a.prec != "ilut")
+    usage_error("--prec must be none, jacobi, bjacobi, cheby, ic, ilu0, iluk or ilut, got \"" + a.prec + "\"");
   if (!(a.ic_drop >= 0)) usage_error("--ic-drop must be >= 0");
+  if (a.ilu_level < 0) usage_error("--ilu-level must be >= 0");
+  if (!(a.ilut_drop >= 0)) usage_error("--ilut-drop must be >= 0");
+  if (!(a.ilut_fill > 0)) usage_error("--ilut-fill must be > 0");
+  if (!(a.ilut_pivot >= 0 && a.ilut_pivot <= 1)) usage_error("--ilut-pivot must be in [0, 1]");
+  if (a.ilu_matching != "auto" && a.ilu_matching != "on" && a.ilu_matching != "off")
+    usage_error("--ilu-matching must be auto, on or off, got \"" + a.ilu_matching + "\"");
+  if (a.reorder == "amd") usage_error("--reorder amd is not available yet (rcm or none)");
+  if (a.reorder != "none" && a.reorder != "rcm") usage_error("--reorder must be none or rcm, got \"" + a.reorder + "\"");
   if (a.rhs != "ones" && a.rhs != "random") usage_error("--rhs must be ones or random, got \"" + a.rhs + "\"");
   if (a.op != "spmm" && a.op != "spmv") usage_error("--operator must be spmm or spmv, got \"" + a.op + "\"");
   if (a.block < 1) usage_error("--block must be >= 1");
@@ -266,7 +288,7 @@ struct Problem {
 
 std::shared_ptr<const Sprocket::Preconditioner<double, Device>> make_preconditioner(const Problem& p,
                                                                                     const std::string& kind,
-                                                                                    double ic_drop,
+                                                                                    const Args& args,
                                                                                     std::string* description) {
   std::shared_ptr<const Sprocket::Preconditioner<double, Device>> M;
   if (kind == "jacobi") {
@@ -279,8 +301,20 @@ std::shared_ptr<const Sprocket::Preconditioner<double, Device>> make_preconditio
     M = Sprocket::make_chebyshev(p.A);
   } else if (kind == "ic") {
     Sprocket::IncompleteCholeskyOptions options;
-    options.drop_tolerance = ic_drop;
+    options.drop_tolerance = args.ic_drop;
     M = Sprocket::make_incomplete_cholesky(p.A, options);
+  } else if (kind == "ilu0" || kind == "iluk" || kind == "ilut") {
+    Sprocket::IncompleteLuOptions options;
+    options.level = kind == "ilu0" ? 0 : args.ilu_level;
+    if (kind == "ilut") options.method = Sprocket::IncompleteLuOptions::Method::threshold;
+    options.drop_tolerance = args.ilut_drop;
+    options.fill_factor = args.ilut_fill;
+    options.pivot_threshold = args.ilut_pivot;
+    using Matching = Sprocket::IncompleteLuOptions::Matching;
+    options.matching = args.ilu_matching == "on" ? Matching::on : args.ilu_matching == "off" ? Matching::off : Matching::automatic;
+    options.reorder = args.reorder == "rcm" ? Sprocket::IncompleteLuOptions::Reorder::rcm
+                                            : Sprocket::IncompleteLuOptions::Reorder::none;
+    M = Sprocket::make_incomplete_lu(p.A, options);
   }
   *description = M ? M->describe() : std::string("none\n");
   if (description->empty() || description->back() != '\n') *description += "\n";
@@ -315,7 +349,7 @@ RunSummary run_bgmres(const Args& args, const Problem& p, const std::string& pre
 
   const auto t_setup = Clock::now();
   std::string prec_description;
-  const auto M = make_preconditioner(p, prec, args.ic_drop, &prec_description);
+  const auto M = make_preconditioner(p, prec, args, &prec_description);
   const double prec_setup = seconds_since(t_setup);
 
   Progress progress{args.quiet || args.json, {}};
@@ -387,7 +421,8 @@ RunSummary run_bgmres(const Args& args, const Problem& p, const std::string& pre
      << ",\"converged\":" << (converged ? "true" : "false") << ",\"status\":\""
      << Sprocket::to_string(result.status) << "\",\"iterations\":" << result.iterations
      << ",\"seconds\":" << json_number(solve_seconds) << ",\"setup_seconds\":"
-     << json_number(p.setup_seconds + prec_setup) << ",\"operator_seconds\":"
+     << json_number(p.setup_seconds + prec_setup) << ",\"operator_setup_seconds\":" << json_number(p.setup_seconds)
+     << ",\"preconditioner_setup_seconds\":" << json_number(prec_setup) << ",\"operator_seconds\":"
      << json_number(result.timings.operator_apply) << ",\"orthogonalization_seconds\":"
      << json_number(result.timings.orthogonalization) << ",\"residuals\":" << json_array(residuals);
   if (!errors.empty()) js << ",\"errors\":" << json_array(errors);
@@ -402,7 +437,7 @@ RunSummary run_lobpcg(const Args& args, const Problem& p, const std::string& pre
   const int k = args.nev;
   const auto t_setup = Clock::now();
   std::string prec_description;
-  const auto T = make_preconditioner(p, prec, args.ic_drop, &prec_description);
+  const auto T = make_preconditioner(p, prec, args, &prec_description);
   const double prec_setup = seconds_since(t_setup);
 
   Progress progress{args.quiet || args.json, {}};
@@ -475,7 +510,8 @@ RunSummary run_lobpcg(const Args& args, const Problem& p, const std::string& pre
      << "\",\"prec\":" << json_string(prec) << ",\"converged\":" << (converged ? "true" : "false")
      << ",\"status\":\"" << Sprocket::to_string(result.status) << "\",\"iterations\":" << result.iterations
      << ",\"seconds\":" << json_number(solve_seconds) << ",\"setup_seconds\":"
-     << json_number(p.setup_seconds + prec_setup) << ",\"operator_seconds\":"
+     << json_number(p.setup_seconds + prec_setup) << ",\"operator_setup_seconds\":" << json_number(p.setup_seconds)
+     << ",\"preconditioner_setup_seconds\":" << json_number(prec_setup) << ",\"operator_seconds\":"
      << json_number(result.timings.operator_apply) << ",\"orthogonalization_seconds\":"
      << json_number(result.timings.orthogonalization) << ",\"eigenvalues\":" << json_array(result.eigenvalues)
      << ",\"residuals\":" << json_array(residuals) << "}";

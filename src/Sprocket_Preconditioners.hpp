@@ -9,6 +9,7 @@
 ///   auto M = Sprocket::make_block_jacobi(bsr);              // inverses of a BsrMatrix's diagonal blocks
 ///   auto M = Sprocket::make_chebyshev(A, cheb_options);     // Chebyshev polynomial in D^{-1} A
 ///   auto M = Sprocket::make_incomplete_cholesky(A);         // (L L^T)^{-1}, A symmetric positive definite
+///   auto M = Sprocket::make_incomplete_lu(A, ilu_options);  // (L U)^{-1}, ILU(k), with row matching
 ///   Sprocket::block_gmres(*op, B, X, gmres_options, M.get());
 ///   std::cout << M->describe();
 ///
@@ -17,10 +18,12 @@
 /// missing diagonal entry (Jacobi, Chebyshev with Jacobi scaling), a singular diagonal block
 /// (block-Jacobi), a non-square A, bad options. Preconditioners copy what they need (inverse
 /// diagonal, inverse blocks, factors, the reordered copy of A in Chebyshev's SpMM plan): later
-/// changes of A's values are not seen; build the preconditioner again after changing them.
+/// changes of A's values are not seen; build the preconditioner again after changing them (or, for
+/// incomplete LU, call update_values).
 ///
 /// apply() overwrites Y and never reads it; X and Y must not alias. Jacobi and block-Jacobi may
-/// be applied concurrently; Chebyshev and incomplete Cholesky keep work vectors and may not.
+/// be applied concurrently; Chebyshev, incomplete Cholesky and incomplete LU keep work vectors and
+/// may not.
 #include <Kokkos_Core.hpp>
 #include <memory>
 #include <string>
@@ -70,6 +73,45 @@ struct IncompleteCholeskyOptions {
   TriangularSolve solve = TriangularSolve::automatic;
 };
 
+/// ILU(k) of a square, generally nonsymmetric A: A ~= L U with the fill of level <= k (level 0:
+/// A's own pattern, ILU(0)), optionally after a row matching that puts large entries on the
+/// diagonal (matrices with zero diagonal entries) and a bandwidth-reducing symmetric reordering.
+struct IncompleteLuOptions {
+  /// levels_of_fill: ILU(k), the pattern fixed by `level` before any value is seen (symbolic once;
+  /// update_values refactors on it). threshold: ILUT with column pivoting (ILUTP, as SciPy's
+  /// spilu): what is kept depends on the values (drop_tolerance, fill_factor), and a column whose
+  /// diagonal entry is too small is swapped for a larger one (pivot_threshold); for the hardest
+  /// matrices (circuit matrices such as rajat01, where ILU(k) meets exactly zero pivots).
+  enum class Method { levels_of_fill, threshold };
+  Method method = Method::levels_of_fill;
+  /// Level of fill k: an entry (i, j) created through pivot k gets lev(i, k) + lev(k, j) + 1
+  /// (A's entries 0) and is kept when <= level. More levels: more fill, fewer iterations.
+  int level = 0;
+  /// ILUT: entries below drop_tolerance x ||row i||_2 are dropped; each row of L and of U keeps
+  /// at most fill_factor x nnz(row i of A) entries (its largest); the row's diagonal is the pivot
+  /// unless it is below pivot_threshold x the largest candidate of U's row (0: never pivot).
+  double drop_tolerance = 1e-4;
+  double fill_factor = 10;
+  double pivot_threshold = 0.1;
+  /// Row permutation from a maximum-product matching (MC64-like: the product of the diagonal's
+  /// moduli is the largest over all row permutations) with its scaling (|scaled entries| <= 1,
+  /// diagonal 1). automatic: when a diagonal entry of A is zero or missing.
+  enum class Matching { automatic, on, off };
+  Matching matching = Matching::automatic;
+  /// Symmetric reordering of the (matched) matrix before the factorization: none, or reverse
+  /// Cuthill-McKee on the pattern of B + B^T (narrower band, shorter level schedules).
+  enum class Reorder { none, rcm };
+  Reorder reorder = Reorder::none;
+  /// ILU(k): when a pivot |u_ii| falls below 1e-12 of its row's largest entry the factorization
+  /// restarts on A + alpha diag(sign(a_ii) max_j |a_ij|): alpha = initial_shift, then x10 per
+  /// retry, max_attempts factorizations in all. (ILUT replaces a zero pivot, one below 1e-12
+  /// ||row i||_2, by ||row i||_2 and counts it: a singular A keeps a bounded preconditioner.)
+  double initial_shift = 1e-3;
+  int max_attempts = 8;
+  /// As for incomplete Cholesky: host columns, device levels, or automatic.
+  IncompleteCholeskyOptions::TriangularSolve solve = IncompleteCholeskyOptions::TriangularSolve::automatic;
+};
+
 /// Y = D^{-1} X, D = diag(A) (duplicates summed). Throws InvalidArgument naming the first row
 /// whose diagonal is zero, missing or not finite, and for a non-square A.
 template <class CrsType, std::enable_if_t<is_crs_matrix_v<CrsType>, int> = 0>
@@ -110,9 +152,23 @@ template <class CrsType, std::enable_if_t<is_crs_matrix_v<CrsType>, int> = 0>
 std::shared_ptr<Preconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
 make_incomplete_cholesky(const CrsType& A, const IncompleteCholeskyOptions& options = {});
 
+template <class Scalar, class Device>
+class IncompleteLuPreconditioner;
+
+/// ILU(k) or ILUT of a CRS matrix: orderings, pattern and factorization on the host in double,
+/// triangular solves on the host or level-scheduled on the device (impl/precond/incomplete_lu.hpp);
+/// update_values(A) refactors for new values on the same pattern (ILU(k): without the symbolic
+/// work; ILUT: a whole factorization, the orderings kept).
+/// Throws InvalidArgument when A is not square, is structurally singular (matching), or hits a
+/// zero pivot at every shift (naming the row).
+template <class CrsType, std::enable_if_t<is_crs_matrix_v<CrsType>, int> = 0>
+std::shared_ptr<IncompleteLuPreconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
+make_incomplete_lu(const CrsType& A, const IncompleteLuOptions& options = {});
+
 }  // namespace Sprocket
 
 #include "impl/precond/block_jacobi.hpp"
 #include "impl/precond/chebyshev.hpp"
 #include "impl/precond/incomplete_cholesky.hpp"
+#include "impl/precond/incomplete_lu.hpp"
 #include "impl/precond/jacobi.hpp"

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <limits>
 #include <random>
 #include <string>
@@ -294,3 +295,14 @@ inline HostCsr csr_from_dense(int64_t rows, int64_t cols, const std::vector<doub
 
 }  // namespace test
 }  // namespace Sprocket
+
+/// In a test that reads ../shared/matrices: fails when the folder is missing, or skips when
+/// SPROCKET_ALLOW_MISSING_SHARED is set.
+#define SPROCKET_REQUIRE_SHARED_MATRICES()                                                          \
+  do {                                                                                              \
+    if (!std::filesystem::is_directory(std::filesystem::path(SPROCKET_SHARED_MATRICES))) {          \
+      if (std::getenv("SPROCKET_ALLOW_MISSING_SHARED") != nullptr)                                  \
+        GTEST_SKIP() << SPROCKET_SHARED_MATRICES << " is missing (allowed by SPROCKET_ALLOW_MISSING_SHARED)"; \
+      FAIL() << "shared matrix folder " << SPROCKET_SHARED_MATRICES << " is missing";               \
+    }                                                                                               \
+  } while (0)

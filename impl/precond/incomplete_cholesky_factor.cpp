@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "Sprocket_Error.hpp"
 
@@ -166,22 +167,25 @@ LevelSchedule forward_schedule(const CholeskyFactor& L) {
       s.cols[at] = j;
       s.values[at] = L.values[q];
     }
-  std::vector<int64_t> level(n, 0);
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t k = s.ptr[i]; k < s.ptr[i + 1]; ++k) level[i] = std::max(level[i], level[s.cols[k]] + 1);
-  bucket_levels(level, s);
-  return s;
+  return schedule_by_rows(std::move(s.ptr), std::move(s.cols), std::move(s.values), true);
 }
 
 LevelSchedule backward_schedule(const CholeskyFactor& L) {
-  const int64_t n = L.n;
+  return schedule_by_rows(L.col_ptr, L.rows, L.values, false);
+}
+
+LevelSchedule schedule_by_rows(std::vector<int64_t> ptr, std::vector<int64_t> cols, std::vector<double> values,
+                               bool lower) {
   LevelSchedule s;
-  s.ptr = L.col_ptr;
-  s.cols = L.rows;
-  s.values = L.values;
+  const int64_t n = static_cast<int64_t>(ptr.size()) - 1;
+  s.ptr = std::move(ptr);
+  s.cols = std::move(cols);
+  s.values = std::move(values);
   std::vector<int64_t> level(n, 0);
-  for (int64_t i = n - 1; i >= 0; --i)
+  for (int64_t r = 0; r < n; ++r) {
+    const int64_t i = lower ? r : n - 1 - r;
     for (int64_t k = s.ptr[i]; k < s.ptr[i + 1]; ++k) level[i] = std::max(level[i], level[s.cols[k]] + 1);
+  }
   bucket_levels(level, s);
   return s;
 }

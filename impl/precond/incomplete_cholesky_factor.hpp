@@ -58,6 +58,12 @@ struct LevelSchedule {
   int64_t num_levels() const { return static_cast<int64_t>(level_ptr.size()) - 1; }
 };
 
+/// The schedule of a triangular solve whose factor is given by rows (ptr, cols, values: each
+/// row's entries off the diagonal): lower (row i reads rows < i; levels in increasing row order)
+/// or upper (row i reads rows > i; levels from the last row up).
+LevelSchedule schedule_by_rows(std::vector<int64_t> ptr, std::vector<int64_t> cols, std::vector<double> values,
+                               bool lower);
+
 /// L z = y by rows of L (entries left of the diagonal), levels in increasing row order.
 LevelSchedule forward_schedule(const CholeskyFactor& factor);
 /// L^T x = z by rows of L^T (L's columns, entries right of the diagonal), levels from the last

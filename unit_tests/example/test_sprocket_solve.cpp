@@ -106,6 +106,28 @@ TEST(SprocketSolve, BlockGmresJson) {
   for (double r : residuals) EXPECT_LE(r, 1e-9) << json;
 }
 
+// ILU(1) with the row matching forced and RCM through the command line: converges, says so.
+TEST(SprocketSolve, BlockGmresWithIlu) {
+  const std::string args =
+      "--matrix gen:poisson2d:n=20 --solver bgmres --block 2 --prec iluk --ilu-level 1 --ilu-matching on --reorder rcm "
+      "--tol 1e-9";
+  const Output out = run_solve(args + " --json");
+  ASSERT_EQ(out.status, 0) << out.text;
+  const std::string json = last_line(out.text);
+  EXPECT_EQ(json_field(json, "prec"), "\"iluk\"") << json;
+  EXPECT_EQ(json_field(json, "converged"), "true") << json;
+  for (double r : json_numbers(json_field(json, "residuals"))) EXPECT_LE(r, 1e-9) << json;
+  const double op_setup = std::stod(json_field(json, "operator_setup_seconds"));
+  const double prec_setup = std::stod(json_field(json, "preconditioner_setup_seconds"));
+  EXPECT_GE(op_setup, 0.0) << json;
+  EXPECT_GT(prec_setup, 0.0) << json;
+  EXPECT_NEAR(std::stod(json_field(json, "setup_seconds")), op_setup + prec_setup, 1e-6) << json;
+  const Output text = run_solve(args);
+  ASSERT_EQ(text.status, 0) << text.text;
+  EXPECT_NE(text.text.find("ILU(1), rows matched"), std::string::npos) << text.text;
+  EXPECT_NE(text.text.find("reverse Cuthill-McKee"), std::string::npos) << text.text;
+}
+
 TEST(SprocketSolve, LobpcgJsonMatchesTheLaplacianSpectrum) {
   const int n = 20;
   const std::vector<double> all = laplacian_eigenvalues(n);
@@ -149,7 +171,12 @@ TEST(SprocketSolve, BadFlagsExitWithStatus2) {
     const char* message;
   } cases[] = {
       {"--solver cg", "--solver must be bgmres or lobpcg"},
-      {"--prec ilu", "--prec must be none, jacobi, bjacobi, cheby or ic"},
+      {"--prec ilu", "--prec must be none, jacobi, bjacobi, cheby, ic, ilu0, iluk or ilut"},
+      {"--prec iluk --ilu-level -1", "--ilu-level must be >= 0"},
+      {"--prec ilu0 --ilu-matching maybe", "--ilu-matching must be auto, on or off"},
+      {"--prec ilu0 --reorder nd", "--reorder must be none or rcm"},
+      {"--prec ilut --ilut-pivot 2", "--ilut-pivot must be in [0, 1]"},
+      {"--prec ilut --ilut-fill 0", "--ilut-fill must be > 0"},
       {"--solver lobpcg --nev 0", "--nev must be >= 1"},
       {"--ic-drop -1", "--ic-drop must be >= 0"},
       {"--matrix gen:poisson2d:n=5 --solver lobpcg --nev 2 --prec ic --which middle", "--which must be smallest or largest"},

@@ -32,28 +32,24 @@
 #include "Sprocket_Lobpcg.hpp"
 #include "Sprocket_Preconditioners.hpp"
 #include "Sprocket_Spmv.hpp"
+#include "precond_test_utils.hpp"
 #include "sprocket_test_utils.hpp"
 
 using namespace Sprocket;
 
 namespace {
 
+using test::apply;
+using test::max_abs;
+using test::max_abs_difference;
+using test::thrown_message;
+using test::times;
+
 using Device = Kokkos::DefaultExecutionSpace::device_type;
 template <class Scalar>
 using CrsOf = KokkosSparse::CrsMatrix<Scalar, int, Device, void, int>;
 template <class Scalar>
 using MultiVectorOf = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>;
-
-/// Y = M^{-1} X through the operator interface, Y poisoned first.
-template <class Scalar>
-HostDense apply(const Preconditioner<Scalar, Device>& M, const HostDense& X) {
-  using MV = MultiVectorOf<Scalar>;
-  const MV x = test::to_view<MV>(X, "X");
-  const MV y("Y", X.num_rows, X.num_cols);
-  test::poison(y);
-  M.apply(x, y);
-  return test::to_host_dense(y);
-}
 
 /// Random nonsymmetric matrix with a dominant diagonal stored as two duplicate entries per row
 /// (so extraction has to sum them), columns unsorted.
@@ -132,42 +128,6 @@ std::vector<double> dense_of(const HostCsr& A) {
     for (int64_t k = A.row_map[i]; k < A.row_map[i + 1]; ++k)
       d[i * A.num_cols + A.entries[k]] += static_cast<double>(static_cast<Scalar>(A.values[k]));
   return d;
-}
-
-/// Y = A X on the host with A's values rounded to Scalar.
-template <class Scalar>
-HostDense times(const HostCsr& A, const HostDense& X) {
-  HostDense Y(A.num_rows, X.num_cols, 0.0);
-  for (int64_t q = 0; q < X.num_cols; ++q)
-    for (int64_t i = 0; i < A.num_rows; ++i)
-      for (int64_t k = A.row_map[i]; k < A.row_map[i + 1]; ++k)
-        Y(i, q) += static_cast<double>(static_cast<Scalar>(A.values[k])) * X(A.entries[k], q);
-  return Y;
-}
-
-double max_abs_difference(const HostDense& a, const HostDense& b) {
-  double m = 0;
-  for (size_t i = 0; i < a.data.size(); ++i) {
-    const double d = std::fabs(a.data[i] - b.data[i]);
-    if (!(d <= m)) m = d;  // NaN propagates
-  }
-  return m;
-}
-
-double max_abs(const HostDense& a) {
-  double m = 0;
-  for (double v : a.data) m = std::max(m, std::fabs(v));
-  return m;
-}
-
-template <class F>
-std::string thrown_message(F&& f) {
-  try {
-    f();
-  } catch (const InvalidArgument& e) {
-    return e.what();
-  }
-  return "(nothing thrown)";
 }
 
 template <class Scalar>

@@ -212,19 +212,6 @@ class BlockGmres : public ::testing::Test {
 };
 TYPED_TEST_SUITE(BlockGmres, test::SpaceTypes);
 
-bool shared_folder_present() {
-  return std::filesystem::is_directory(std::filesystem::path(SPROCKET_SHARED_MATRICES));
-}
-
-#define SPROCKET_REQUIRE_SHARED_MATRICES()                                                          \
-  do {                                                                                              \
-    if (!shared_folder_present()) {                                                                 \
-      if (std::getenv("SPROCKET_ALLOW_MISSING_SHARED") != nullptr)                                  \
-        GTEST_SKIP() << SPROCKET_SHARED_MATRICES << " is missing (allowed by SPROCKET_ALLOW_MISSING_SHARED)"; \
-      FAIL() << "shared matrix folder " << SPROCKET_SHARED_MATRICES << " is missing";               \
-    }                                                                                               \
-  } while (0)
-
 // ---- convergence --------------------------------------------------------------------------------
 
 class SharedMatrix : public ::testing::TestWithParam<const char*> {};

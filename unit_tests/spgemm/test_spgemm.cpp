@@ -373,9 +373,14 @@ TYPED_TEST(SpgemmTest, InvalidInputsThrowWithSizes) {
 
   // Re-runs: operands of another shape, a C this plan did not make.
   const auto s = to_crs<TypeParam>(test::random_csr(6, 6, 3, 145));
-  const auto t = to_crs<TypeParam>(test::random_csr(6, 6, 2, 146));
+  // Another shape, and the same shape with another nnz (not two random patterns: those can
+  // have equal nnz, which the plan cannot tell apart).
+  const auto wider = to_crs<TypeParam>(test::random_csr(6, 7, 2, 146));
+  ASSERT_GT(s.nnz(), 0u);
+  const auto empty = to_crs<TypeParam>(test::no_entries(6, 6));
   SpgemmPlan<TypeParam> plan(s, s);
-  EXPECT_TRUE(throws_with([&] { plan.numeric(s, t); }, {"SpgemmPlan::numeric", "the plan analysed"}));
+  EXPECT_TRUE(throws_with([&] { plan.numeric(s, wider); }, {"SpgemmPlan::numeric", "the plan analysed"}));
+  EXPECT_TRUE(throws_with([&] { plan.numeric(s, empty); }, {"SpgemmPlan::numeric", "the plan analysed"}));
   const auto foreign = Sprocket::spgemm(s, s);
   EXPECT_TRUE(throws_with([&] { plan.numeric(s, s, foreign); }, {"not a product of this plan"}));
 
