@@ -5,8 +5,9 @@ set -euo pipefail
 # ccache: repeated builds on one machine (a fresh clone in CI too) reuse compiled objects.
 # python3-scipy: SciPy's eigsh is the reference of unit_tests/solvers/test_lobpcg.cpp.
 # libgraphblas-dev: SuiteSparse:GraphBLAS, the graphblas peer of sprocket-bench (spmv, spmm, sddmm).
+# libsuitesparse-dev: SuiteSparse AMD, the fill-reducing ordering of the incomplete factorizations.
 PACKAGES=(cmake g++ make patch ca-certificates dpkg-dev libgtest-dev libgmock-dev libbenchmark-dev
-          liblapack-dev zlib1g-dev python3-scipy ccache libgraphblas-dev "$@")
+          liblapack-dev zlib1g-dev python3-scipy ccache libgraphblas-dev libsuitesparse-dev "$@")
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -9,7 +9,7 @@
 //   sprocket-solve --matrix <file.mtx[.gz] | gen:...> --solver bgmres|lobpcg [--block s]
 //                  [--nev k] [--which smallest|largest] [--prec none|jacobi|bjacobi|cheby|ic|ilu0|iluk|ilut]
 //                  [--ic-drop t] [--ilu-level k] [--ilut-drop t] [--ilut-fill f] [--ilut-pivot p]
-//                  [--ilu-matching auto|on|off] [--reorder none|rcm]
+//                  [--ilu-matching auto|on|off] [--reorder none|rcm|amd]
 //                  [--tol t] [--restart m] [--max-iterations n] [--rhs ones|random]
 //                  [--operator spmm|spmv] [--json] [--history out.csv] [--plot out.png] [--quiet]
 //
@@ -64,7 +64,7 @@ struct Args {
   int ilu_level = 1;      // --prec iluk: level of fill (ilu0: 0)
   double ilut_drop = 1e-4, ilut_fill = 10, ilut_pivot = 0.1;  // --prec ilut (IncompleteLuOptions)
   std::string ilu_matching = "auto";  // --prec ilu0|iluk|ilut: row matching for a large diagonal
-  std::string reorder = "none";       // --prec ilu0|iluk|ilut: symmetric reordering
+  std::string reorder = "none";       // --prec ic|ilu0|iluk|ilut: symmetric reordering
   double tol = 1e-8;
   int restart = 30;
   int max_iterations = 0;  // 0: the solver's default
@@ -80,7 +80,7 @@ struct Args {
                                   "[--block s] [--nev k] [--which smallest|largest] "
                                   "[--prec none|jacobi|bjacobi|cheby|ic|ilu0|iluk|ilut] [--ic-drop t] [--ilu-level k] "
                                   "[--ilut-drop t] [--ilut-fill f] [--ilut-pivot p] "
-                                  "[--ilu-matching auto|on|off] [--reorder none|rcm] [--tol t] [--restart m] "
+                                  "[--ilu-matching auto|on|off] [--reorder none|rcm|amd] [--tol t] [--restart m] "
                                   "[--max-iterations n] [--rhs ones|random] [--operator spmm|spmv] "
                                   "[--json] [--history out.csv] [--plot out.png] [--quiet]");
 }
@@ -152,8 +152,8 @@ Args parse_args(int argc, char** argv) {
   if (!(a.ilut_pivot >= 0 && a.ilut_pivot <= 1)) usage_error("--ilut-pivot must be in [0, 1]");
   if (a.ilu_matching != "auto" && a.ilu_matching != "on" && a.ilu_matching != "off")
     usage_error("--ilu-matching must be auto, on or off, got \"" + a.ilu_matching + "\"");
-  if (a.reorder == "amd") usage_error("--reorder amd is not available yet (rcm or none)");
-  if (a.reorder != "none" && a.reorder != "rcm") usage_error("--reorder must be none or rcm, got \"" + a.reorder + "\"");
+  if (a.reorder != "none" && a.reorder != "rcm" && a.reorder != "amd")
+    usage_error("--reorder must be none, rcm or amd, got \"" + a.reorder + "\"");
   if (a.rhs != "ones" && a.rhs != "random") usage_error("--rhs must be ones or random, got \"" + a.rhs + "\"");
   if (a.op != "spmm" && a.op != "spmv") usage_error("--operator must be spmm or spmv, got \"" + a.op + "\"");
   if (a.block < 1) usage_error("--block must be >= 1");
@@ -302,6 +302,8 @@ std::shared_ptr<const Sprocket::Preconditioner<double, Device>> make_preconditio
   } else if (kind == "ic") {
     Sprocket::IncompleteCholeskyOptions options;
     options.drop_tolerance = args.ic_drop;
+    using Ordering = Sprocket::IncompleteCholeskyOptions::Ordering;
+    options.ordering = args.reorder == "amd" ? Ordering::amd : args.reorder == "rcm" ? Ordering::rcm : Ordering::natural;
     M = Sprocket::make_incomplete_cholesky(p.A, options);
   } else if (kind == "ilu0" || kind == "iluk" || kind == "ilut") {
     Sprocket::IncompleteLuOptions options;
@@ -312,8 +314,8 @@ std::shared_ptr<const Sprocket::Preconditioner<double, Device>> make_preconditio
     options.pivot_threshold = args.ilut_pivot;
     using Matching = Sprocket::IncompleteLuOptions::Matching;
     options.matching = args.ilu_matching == "on" ? Matching::on : args.ilu_matching == "off" ? Matching::off : Matching::automatic;
-    options.reorder = args.reorder == "rcm" ? Sprocket::IncompleteLuOptions::Reorder::rcm
-                                            : Sprocket::IncompleteLuOptions::Reorder::none;
+    using Reorder = Sprocket::IncompleteLuOptions::Reorder;
+    options.reorder = args.reorder == "rcm" ? Reorder::rcm : args.reorder == "amd" ? Reorder::amd : Reorder::none;
     M = Sprocket::make_incomplete_lu(p.A, options);
   }
   *description = M ? M->describe() : std::string("none\n");

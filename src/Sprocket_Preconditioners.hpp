@@ -71,6 +71,11 @@ struct IncompleteCholeskyOptions {
   /// or automatic: columns where the host can read the device's memory, levels elsewhere (GPU).
   enum class TriangularSolve { automatic, columns, levels };
   TriangularSolve solve = TriangularSolve::automatic;
+  /// Symmetric ordering P A P^T factored instead of A: natural (A's own), amd (approximate
+  /// minimum degree, SuiteSparse AMD: far less fill, so a complete or nearly complete factorization
+  /// of a 3-D or shell problem stays cheap) or rcm (reverse Cuthill-McKee, a narrow band).
+  enum class Ordering { natural, amd, rcm };
+  Ordering ordering = Ordering::natural;
 };
 
 /// ILU(k) of a square, generally nonsymmetric A: A ~= L U with the fill of level <= k (level 0:
@@ -98,9 +103,10 @@ struct IncompleteLuOptions {
   /// diagonal 1). automatic: when a diagonal entry of A is zero or missing.
   enum class Matching { automatic, on, off };
   Matching matching = Matching::automatic;
-  /// Symmetric reordering of the (matched) matrix before the factorization: none, or reverse
-  /// Cuthill-McKee on the pattern of B + B^T (narrower band, shorter level schedules).
-  enum class Reorder { none, rcm };
+  /// Symmetric reordering of the (matched) matrix before the factorization: none, reverse
+  /// Cuthill-McKee on the pattern of B + B^T (narrower band), or approximate minimum degree
+  /// (SuiteSparse AMD: less fill for ILU(k) with k > 0 and ILUT).
+  enum class Reorder { none, rcm, amd };
   Reorder reorder = Reorder::none;
   /// ILU(k): when a pivot |u_ii| falls below 1e-12 of its row's largest entry the factorization
   /// restarts on A + alpha diag(sign(a_ii) max_j |a_ij|): alpha = initial_shift, then x10 per

@@ -27,6 +27,7 @@
 #include "Sprocket_CsrUtils.hpp"
 #include "impl/common/host_analysis.hpp"
 #include "impl/precond/incomplete_cholesky_factor.hpp"
+#include "impl/precond/orderings.hpp"
 #include "impl/precond/precond_common.hpp"
 
 namespace Sprocket {
@@ -76,6 +77,28 @@ void solve_by_levels(const DeviceLevelSchedule<Scalar, Device>& s,
   }
 }
 
+/// The device path of a factorization of B = Dr P A Q^T Dc (both preconditioners): Z = rows
+/// row_perm of X scaled by r, the first then the second level-scheduled triangle on Z, Y's rows
+/// col_perm = Z scaled by c. work (n x columns) grows to X's columns.
+template <class ExecSpace, class Scalar, class Device, class XView, class YView, class IndexView>
+void solve_permuted_by_levels(const XView& X, const YView& Y, Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>& work,
+                              const IndexView& row_perm, const Kokkos::View<Scalar*, Device>& r,
+                              const DeviceLevelSchedule<Scalar, Device>& first,
+                              const Kokkos::View<Scalar*, Device>& first_inverse_diagonal,
+                              const DeviceLevelSchedule<Scalar, Device>& second,
+                              const Kokkos::View<Scalar*, Device>& second_inverse_diagonal, const IndexView& col_perm,
+                              const Kokkos::View<Scalar*, Device>& c) {
+  const int64_t n = static_cast<int64_t>(X.extent(0)), s = static_cast<int64_t>(X.extent(1));
+  if (static_cast<int64_t>(work.extent(1)) < s)
+    work = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "Sprocket::precond::triangular_work"), n, s);
+  const auto Z = Kokkos::subview(work, Kokkos::ALL, std::pair<int64_t, int64_t>(0, s));
+  gather_scaled_rows<ExecSpace>(X, Z, row_perm, r);
+  solve_by_levels<ExecSpace>(first, first_inverse_diagonal, Z);
+  solve_by_levels<ExecSpace>(second, second_inverse_diagonal, Z);
+  scatter_scaled_rows<ExecSpace>(Z, Y, col_perm, c);
+}
+
 }  // namespace precond
 }  // namespace Impl
 
@@ -84,9 +107,16 @@ class IncompleteCholeskyPreconditioner final : public Preconditioner<Scalar, Dev
   using base = Preconditioner<Scalar, Device>;
 
  public:
+  /// order: P of the factored P A P^T as new_to_old (empty: A's own order); ordering names it.
   IncompleteCholeskyPreconditioner(Impl::precond::CholeskyFactor factor, double drop_tolerance, int64_t nnz_lower_a,
-                                   IncompleteCholeskyOptions::TriangularSolve solve)
-      : factor_(std::move(factor)), drop_tolerance_(drop_tolerance), nnz_lower_a_(nnz_lower_a) {
+                                   IncompleteCholeskyOptions::TriangularSolve solve,
+                                   std::vector<int64_t> order = {},
+                                   IncompleteCholeskyOptions::Ordering ordering = IncompleteCholeskyOptions::Ordering::natural)
+      : factor_(std::move(factor)),
+        drop_tolerance_(drop_tolerance),
+        nnz_lower_a_(nnz_lower_a),
+        order_(std::move(order)),
+        ordering_(ordering) {
     using Solve = IncompleteCholeskyOptions::TriangularSolve;
     constexpr bool host_readable = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Device::memory_space>::accessible;
     by_levels_ = solve == Solve::levels || (solve == Solve::automatic && !host_readable);
@@ -96,6 +126,11 @@ class IncompleteCholeskyPreconditioner final : public Preconditioner<Scalar, Dev
       std::vector<double> inverse(factor_.n);
       for (int64_t i = 0; i < factor_.n; ++i) inverse[i] = 1.0 / factor_.diagonal[i];
       inverse_diagonal_ = Impl::to_device_view<Scalar, Device>(inverse, "Sprocket::ic::inverse_diagonal");
+      if (!order_.empty()) {
+        order_device_ = Impl::to_device_view<int64_t, Device>(order_, "Sprocket::ic::order");
+        ones_ = Kokkos::View<Scalar*, Device>("Sprocket::ic::ones", factor_.n);
+        Kokkos::deep_copy(ones_, Scalar(1));
+      }
     }
   }
 
@@ -109,15 +144,21 @@ class IncompleteCholeskyPreconditioner final : public Preconditioner<Scalar, Dev
     if (n == 0 || s == 0) return;
     if (by_levels_) {
       using ExecSpace = typename Device::execution_space;
-      Kokkos::deep_copy(Y, X);
-      Impl::precond::solve_by_levels<ExecSpace>(forward_, inverse_diagonal_, Y);
-      Impl::precond::solve_by_levels<ExecSpace>(backward_, inverse_diagonal_, Y);
+      if (order_.empty()) {
+        Kokkos::deep_copy(Y, X);
+        Impl::precond::solve_by_levels<ExecSpace>(forward_, inverse_diagonal_, Y);
+        Impl::precond::solve_by_levels<ExecSpace>(backward_, inverse_diagonal_, Y);
+        return;
+      }
+      Impl::precond::solve_permuted_by_levels<ExecSpace>(X, Y, work_device_, order_device_, ones_, forward_,
+                                                         inverse_diagonal_, backward_, inverse_diagonal_,
+                                                         order_device_, ones_);
       return;
     }
     const auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), X);
     const auto y = Kokkos::create_mirror_view(Kokkos::HostSpace(), Y);
     if (static_cast<int64_t>(work_.size()) < n * s) work_.resize(n * s);
-    solve_columns(factor_, x, y, work_.data());
+    solve_columns(factor_, order_, x, y, work_.data());
     Kokkos::deep_copy(Y, y);  // no copy when Y is host memory already
   }
 
@@ -126,7 +167,8 @@ class IncompleteCholeskyPreconditioner final : public Preconditioner<Scalar, Dev
     os << "incomplete Cholesky preconditioner<" << (std::is_same_v<Scalar, float> ? "float" : "double") << "> on "
        << Device::execution_space::name() << ": A ~= L L^T, ";
     if (drop_tolerance_ > 0) os << "entries below " << drop_tolerance_ << " x ||A(j:n, j)||_1 dropped";
-    else os << "nothing dropped (complete factorization, natural ordering)";
+    else os << "nothing dropped (complete factorization, " << ordering_name() << " ordering)";
+    if (drop_tolerance_ > 0 && !order_.empty()) os << ", " << ordering_name() << " ordering";
     os << ", nnz(L) = " << factor_.nnz() << " (" << std::fixed;
     os.precision(2);
     os << fill_ratio() << " x the lower triangle of A)";
@@ -162,23 +204,37 @@ class IncompleteCholeskyPreconditioner final : public Preconditioner<Scalar, Dev
   // A static member, not a lambda in a member function: nvcc refuses extended lambdas there, and
   // this one runs on the host only anyway.
   template <class XHost, class YHost>
-  static void solve_columns(const Impl::precond::CholeskyFactor& factor, const XHost& x, const YHost& y,
-                            double* work) {
+  static void solve_columns(const Impl::precond::CholeskyFactor& factor, const std::vector<int64_t>& order,
+                            const XHost& x, const YHost& y, double* work) {
     const int64_t n = factor.n, s = static_cast<int64_t>(x.extent(1));
+    const int64_t* p = order.empty() ? nullptr : order.data();
     Kokkos::parallel_for(
         "Sprocket::precond::incomplete_cholesky_solve", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, s),
         [=, &factor](const int64_t q) {
           double* column = work + q * n;
-          for (int64_t i = 0; i < n; ++i) column[i] = static_cast<double>(x(i, q));
+          for (int64_t i = 0; i < n; ++i) column[i] = static_cast<double>(x(p ? p[i] : i, q));
           Impl::precond::cholesky_solve_in_place(factor, column);
-          for (int64_t i = 0; i < n; ++i) y(i, q) = static_cast<Scalar>(column[i]);
+          for (int64_t i = 0; i < n; ++i) y(p ? p[i] : i, q) = static_cast<Scalar>(column[i]);
         });
     Kokkos::DefaultHostExecutionSpace().fence();
+  }
+
+  const char* ordering_name() const {
+    switch (ordering_) {
+      case IncompleteCholeskyOptions::Ordering::amd: return "approximate minimum degree";
+      case IncompleteCholeskyOptions::Ordering::rcm: return "reverse Cuthill-McKee";
+      default: return "natural";
+    }
   }
 
   Impl::precond::CholeskyFactor factor_;
   double drop_tolerance_;
   int64_t nnz_lower_a_;
+  std::vector<int64_t> order_;  // P as new_to_old: the factor is of P A P^T (empty: A's order)
+  IncompleteCholeskyOptions::Ordering ordering_;
+  Kokkos::View<int64_t*, Device> order_device_;
+  Kokkos::View<Scalar*, Device> ones_;
+  mutable typename base::multivector work_device_;
   mutable std::vector<double> work_;
   bool by_levels_ = false;
   Impl::precond::DeviceLevelSchedule<Scalar, Device> forward_, backward_;
@@ -191,8 +247,11 @@ namespace precond {
 /// The upper triangle of a CRS matrix (rows sorted, duplicates summed) after checking that A is
 /// square and symmetric: every (i, j) must have a (j, i) equal to it within 100 unit roundoffs of
 /// the Scalar (relative to the larger of the two); InvalidArgument names the first pair that is not.
+/// With an ordering other than natural, the triangle is of P A P^T and *order gets P (new_to_old).
 template <class CrsType>
-UpperTriangle symmetric_upper_triangle(const CrsType& A, const std::string& who) {
+UpperTriangle symmetric_upper_triangle(const CrsType& A, const std::string& who,
+                                       IncompleteCholeskyOptions::Ordering ordering = IncompleteCholeskyOptions::Ordering::natural,
+                                       std::vector<int64_t>* order = nullptr) {
   using Scalar = typename CrsType::non_const_value_type;
   const int64_t n = A.numRows();
   SPROCKET_REQUIRE(A.numCols() == n, who, ": A must be square, it is ", n, " x ", A.numCols());
@@ -200,6 +259,11 @@ UpperTriangle symmetric_upper_triangle(const CrsType& A, const std::string& who)
   HostCsr S = to_host_csr(A);
   S.validate();
   sum_duplicates(S);
+  if (ordering != IncompleteCholeskyOptions::Ordering::natural) {
+    *order = ordering == IncompleteCholeskyOptions::Ordering::amd ? approximate_minimum_degree(S, who)
+                                                                  : reverse_cuthill_mckee(S, who);
+    S = permuted_scaled_copy(S, *order, *order);
+  }
   const std::vector<int64_t>& ptr = S.row_map;
   const auto& cols = S.entries;
   const std::vector<double>& vals = S.values;
@@ -215,8 +279,11 @@ UpperTriangle symmetric_upper_triangle(const CrsType& A, const std::string& who)
         const auto first = cols.begin() + ptr[j], last = cols.begin() + ptr[j + 1];
         const auto at = std::lower_bound(first, last, static_cast<int>(i));
         const double w = at != last && *at == i ? vals[at - cols.begin()] : 0.0;
+        // The message names A's own rows and columns, not the reordered ones.
+        const int64_t oi = order && !order->empty() ? (*order)[i] : i;
+        const int64_t oj = order && !order->empty() ? (*order)[j] : j;
         SPROCKET_REQUIRE(std::fabs(v - w) <= tolerance * std::max(std::fabs(v), std::fabs(w)), who,
-                         ": A is not symmetric: A(", i, ", ", j, ") = ", v, " but A(", j, ", ", i, ") = ", w);
+                         ": A is not symmetric: A(", oi, ", ", oj, ") = ", v, " but A(", oj, ", ", oi, ") = ", w);
       }
       if (j >= i) U.cols.push_back(j), U.values.push_back(v);
     }
@@ -234,11 +301,13 @@ make_incomplete_cholesky(const CrsType& A, const IncompleteCholeskyOptions& opti
   using Scalar = typename CrsType::non_const_value_type;
   using Device = typename CrsType::device_type;
   const char* who = "make_incomplete_cholesky";
-  const Impl::precond::UpperTriangle U = Impl::precond::symmetric_upper_triangle(A, who);
+  std::vector<int64_t> order;
+  const Impl::precond::UpperTriangle U = Impl::precond::symmetric_upper_triangle(A, who, options.ordering, &order);
   auto factor = Impl::precond::incomplete_cholesky(U, options.drop_tolerance, options.initial_shift,
                                                    options.max_attempts, who);
   return std::make_shared<IncompleteCholeskyPreconditioner<Scalar, Device>>(
-      std::move(factor), options.drop_tolerance, static_cast<int64_t>(U.cols.size()), options.solve);
+      std::move(factor), options.drop_tolerance, static_cast<int64_t>(U.cols.size()), options.solve, std::move(order),
+      options.ordering);
 }
 
 }  // namespace Sprocket

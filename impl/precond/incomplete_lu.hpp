@@ -42,49 +42,7 @@ struct LuOrdering {
 
 /// B(i, j) = r_i A(row_perm[i], col_perm[j]) c_j, rows sorted (A: rows sorted, duplicates summed).
 inline HostCsr permuted_scaled_copy(const HostCsr& A, const LuOrdering& o) {
-  const int64_t n = A.num_rows;
-  std::vector<int64_t> new_col(n);
-  for (int64_t j = 0; j < n; ++j) new_col[o.col_perm[j]] = j;
-  HostCsr B;
-  B.num_rows = B.num_cols = n;
-  B.row_map.assign(n + 1, 0);
-  B.entries.reserve(A.entries.size());
-  B.values.reserve(A.values.size());
-  std::vector<std::pair<int, double>> row;
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t old = o.row_perm[i];
-    row.clear();
-    for (int64_t p = A.row_map[old]; p < A.row_map[old + 1]; ++p) {
-      const int64_t j = new_col[A.entries[p]];
-      row.emplace_back(static_cast<int>(j), o.row_scale[i] * A.values[p] * o.col_scale[j]);
-    }
-    std::sort(row.begin(), row.end());
-    for (const auto& [j, v] : row) B.entries.push_back(j), B.values.push_back(v);
-    B.row_map[i + 1] = static_cast<int64_t>(B.entries.size());
-  }
-  return B;
-}
-
-/// Z(i, q) = r(i) X(row_perm(i), q).
-template <class ExecSpace, class XView, class ZView, class IndexView, class ScaleView>
-void gather_scaled_rows(const XView& X, const ZView& Z, const IndexView& row_perm, const ScaleView& r) {
-  const int64_t n = static_cast<int64_t>(Z.extent(0)), s = static_cast<int64_t>(Z.extent(1));
-  Kokkos::parallel_for(
-      "Sprocket::precond::ilu_gather", Kokkos::RangePolicy<ExecSpace>(0, n * s), KOKKOS_LAMBDA(const int64_t t) {
-        const int64_t i = t % n, q = t / n;
-        Z(i, q) = r(i) * X(row_perm(i), q);
-      });
-}
-
-/// Y(col_perm(j), q) = c(j) Z(j, q).
-template <class ExecSpace, class ZView, class YView, class IndexView, class ScaleView>
-void scatter_scaled_rows(const ZView& Z, const YView& Y, const IndexView& col_perm, const ScaleView& c) {
-  const int64_t n = static_cast<int64_t>(Z.extent(0)), s = static_cast<int64_t>(Z.extent(1));
-  Kokkos::parallel_for(
-      "Sprocket::precond::ilu_scatter", Kokkos::RangePolicy<ExecSpace>(0, n * s), KOKKOS_LAMBDA(const int64_t t) {
-        const int64_t j = t % n, q = t / n;
-        Y(col_perm(j), q) = c(j) * Z(j, q);
-      });
+  return permuted_scaled_copy(A, o.row_perm, o.col_perm, o.row_scale, o.col_scale);
 }
 
 }  // namespace precond
@@ -134,13 +92,8 @@ class IncompleteLuPreconditioner final : public Preconditioner<Scalar, Device> {
     if (n == 0 || s == 0) return;
     if (by_levels_) {
       using ExecSpace = typename Device::execution_space;
-      if (static_cast<int64_t>(work_device_.extent(1)) < s)
-        work_device_ = typename base::multivector(Kokkos::view_alloc(Kokkos::WithoutInitializing, "Sprocket::ilu::work"), n, s);
-      const auto Z = Kokkos::subview(work_device_, Kokkos::ALL, std::pair<int64_t, int64_t>(0, s));
-      Impl::precond::gather_scaled_rows<ExecSpace>(X, Z, row_perm_, row_scale_);
-      Impl::precond::solve_by_levels<ExecSpace>(lower_, ones_, Z);
-      Impl::precond::solve_by_levels<ExecSpace>(upper_, upper_inverse_diagonal_, Z);
-      Impl::precond::scatter_scaled_rows<ExecSpace>(Z, Y, col_perm_, col_scale_);
+      Impl::precond::solve_permuted_by_levels<ExecSpace>(X, Y, work_device_, row_perm_, row_scale_, lower_, ones_,
+                                                         upper_, upper_inverse_diagonal_, col_perm_, col_scale_);
       return;
     }
     const auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), X);
@@ -165,6 +118,7 @@ class IncompleteLuPreconditioner final : public Preconditioner<Scalar, Device> {
     }
     if (ordering_.matched) os << "rows matched for a large diagonal (maximum product) and scaled, ";
     if (options_.reorder == IncompleteLuOptions::Reorder::rcm) os << "reverse Cuthill-McKee ordering, ";
+    if (options_.reorder == IncompleteLuOptions::Reorder::amd) os << "approximate minimum degree ordering, ";
     os << "nnz(L + U) = " << nnz() << " (" << std::fixed;
     os.precision(2);
     os << fill_ratio() << " x nnz(A))";
@@ -303,8 +257,11 @@ inline LuOrdering incomplete_lu_ordering(const HostCsr& A, const IncompleteLuOpt
     o.col_scale = std::move(m.col_scale);
     o.matched = true;
   }
-  if (options.reorder == IncompleteLuOptions::Reorder::rcm) {
-    const std::vector<int64_t> q = reverse_cuthill_mckee(permuted_scaled_copy(A, o), who);
+  if (options.reorder != IncompleteLuOptions::Reorder::none) {
+    const HostCsr B = permuted_scaled_copy(A, o);
+    const std::vector<int64_t> q = options.reorder == IncompleteLuOptions::Reorder::rcm
+                                       ? reverse_cuthill_mckee(B, who)
+                                       : approximate_minimum_degree(B, who);
     LuOrdering r = o;
     for (int64_t i = 0; i < n; ++i) {
       r.row_perm[i] = o.row_perm[q[i]];

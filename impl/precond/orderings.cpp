@@ -11,6 +11,9 @@
 #include "Sprocket_CsrUtils.hpp"
 #include "Sprocket_Error.hpp"
 
+// SuiteSparse AMD (Debian libsuitesparse-dev); C linkage is declared by the header itself.
+#include <amd.h>
+
 namespace Sprocket {
 namespace Impl {
 namespace precond {
@@ -349,6 +352,52 @@ int64_t bandwidth(const HostCsr& A, const std::vector<int64_t>& new_to_old) {
     for (int64_t k = A.row_map[i]; k < A.row_map[i + 1]; ++k)
       width = std::max(width, std::abs(old_to_new[i] - old_to_new[A.entries[k]]));
   return width;
+}
+
+std::vector<int64_t> approximate_minimum_degree(const HostCsr& A, const std::string& who) {
+  const int64_t n = A.num_rows;
+  SPROCKET_REQUIRE(A.num_cols == n, who, ": A must be square for a symmetric ordering, it is ", n, " x ", A.num_cols);
+  std::vector<int64_t> order(n);
+  if (n == 0) return order;
+  // AMD reads a column-oriented pattern and orders A + A^T: A's rows serve as A^T's columns.
+  std::vector<SuiteSparse_long> ptr(A.row_map.begin(), A.row_map.end()), index(A.entries.begin(), A.entries.end()),
+      perm(n);
+  double info[AMD_INFO];
+  const SuiteSparse_long status = amd_l_order(n, ptr.data(), index.data(), perm.data(), nullptr, info);
+  if (status == AMD_OUT_OF_MEMORY)
+    throw ResourceError(concat(who, ": the AMD ordering of a ", n, " x ", n, " matrix with ", A.nnz(),
+                               " entries ran out of memory (it needs about ", info[AMD_MEMORY], " bytes)"),
+                        static_cast<long long>(info[AMD_MEMORY]), 0);
+  SPROCKET_REQUIRE(status == AMD_OK || status == AMD_OK_BUT_JUMBLED, who, ": AMD rejected the ", n, " x ", n,
+                   " pattern with ", A.nnz(), " entries (status ", status, ")");
+  for (int64_t k = 0; k < n; ++k) order[k] = perm[k];
+  return order;
+}
+
+HostCsr permuted_scaled_copy(const HostCsr& A, const std::vector<int64_t>& row_perm,
+                             const std::vector<int64_t>& col_perm, const std::vector<double>& row_scale,
+                             const std::vector<double>& col_scale) {
+  const int64_t n = A.num_rows;
+  const std::vector<int64_t> new_col = inverse_permutation(col_perm);
+  HostCsr B;
+  B.num_rows = B.num_cols = n;
+  B.row_map.assign(n + 1, 0);
+  B.entries.reserve(A.entries.size());
+  B.values.reserve(A.values.size());
+  std::vector<std::pair<int, double>> row;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t old = row_perm[i];
+    const double r = row_scale.empty() ? 1.0 : row_scale[i];
+    row.clear();
+    for (int64_t p = A.row_map[old]; p < A.row_map[old + 1]; ++p) {
+      const int64_t j = new_col[A.entries[p]];
+      row.emplace_back(static_cast<int>(j), r * A.values[p] * (col_scale.empty() ? 1.0 : col_scale[j]));
+    }
+    std::sort(row.begin(), row.end());
+    for (const auto& [j, v] : row) B.entries.push_back(j), B.values.push_back(v);
+    B.row_map[i + 1] = static_cast<int64_t>(B.entries.size());
+  }
+  return B;
 }
 
 }  // namespace precond

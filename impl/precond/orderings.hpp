@@ -61,6 +61,18 @@ Matching maximum_product_matching(const HostCsr& A, const std::string& who);
 /// square or its structure is inconsistent.
 std::vector<int64_t> reverse_cuthill_mckee(const HostCsr& A, const std::string& who);
 
+/// Approximate minimum degree ordering (SuiteSparse AMD, Debian libamd) of the square matrix A,
+/// on the pattern of A + A^T: a fill-reducing ordering for Cholesky and LU factorizations.
+/// new_to_old[k]: the old index placed at position k. Throws InvalidArgument (message starting
+/// with `who`) when A is not square or AMD rejects it, ResourceError when AMD runs out of memory.
+std::vector<int64_t> approximate_minimum_degree(const HostCsr& A, const std::string& who);
+
+/// B(i, j) = r_i A(row_perm[i], col_perm[j]) c_j with r = row_scale, c = col_scale indexed by B's
+/// rows and columns (empty: 1), rows of B sorted. A: square, rows sorted and duplicate-free.
+HostCsr permuted_scaled_copy(const HostCsr& A, const std::vector<int64_t>& row_perm,
+                             const std::vector<int64_t>& col_perm, const std::vector<double>& row_scale = {},
+                             const std::vector<double>& col_scale = {});
+
 /// q with q[p[k]] = k (old_to_new from new_to_old and back). Throws InvalidArgument when p is
 /// not a permutation of 0 .. p.size() - 1.
 std::vector<int64_t> inverse_permutation(const std::vector<int64_t>& p);

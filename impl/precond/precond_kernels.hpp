@@ -169,6 +169,28 @@ void scale_copy(const YView& y, double factor, const XView& x) {
       KOKKOS_LAMBDA(const int64_t i) { x(i, 0) = static_cast<Value>(factor * static_cast<double>(y(i, 0))); });
 }
 
+/// Z(i, q) = r(i) X(row_perm(i), q).
+template <class ExecSpace, class XView, class ZView, class IndexView, class ScaleView>
+void gather_scaled_rows(const XView& X, const ZView& Z, const IndexView& row_perm, const ScaleView& r) {
+  const int64_t n = static_cast<int64_t>(Z.extent(0)), s = static_cast<int64_t>(Z.extent(1));
+  Kokkos::parallel_for(
+      "Sprocket::precond::ilu_gather", Kokkos::RangePolicy<ExecSpace>(0, n * s), KOKKOS_LAMBDA(const int64_t t) {
+        const int64_t i = t % n, q = t / n;
+        Z(i, q) = r(i) * X(row_perm(i), q);
+      });
+}
+
+/// Y(col_perm(j), q) = c(j) Z(j, q).
+template <class ExecSpace, class ZView, class YView, class IndexView, class ScaleView>
+void scatter_scaled_rows(const ZView& Z, const YView& Y, const IndexView& col_perm, const ScaleView& c) {
+  const int64_t n = static_cast<int64_t>(Z.extent(0)), s = static_cast<int64_t>(Z.extent(1));
+  Kokkos::parallel_for(
+      "Sprocket::precond::ilu_scatter", Kokkos::RangePolicy<ExecSpace>(0, n * s), KOKKOS_LAMBDA(const int64_t t) {
+        const int64_t j = t % n, q = t / n;
+        Y(col_perm(j), q) = c(j) * Z(j, q);
+      });
+}
+
 }  // namespace precond
 }  // namespace Impl
 }  // namespace Sprocket

@@ -174,7 +174,7 @@ TEST(SprocketSolve, BadFlagsExitWithStatus2) {
       {"--prec ilu", "--prec must be none, jacobi, bjacobi, cheby, ic, ilu0, iluk or ilut"},
       {"--prec iluk --ilu-level -1", "--ilu-level must be >= 0"},
       {"--prec ilu0 --ilu-matching maybe", "--ilu-matching must be auto, on or off"},
-      {"--prec ilu0 --reorder nd", "--reorder must be none or rcm"},
+      {"--prec ilu0 --reorder nd", "--reorder must be none, rcm or amd"},
       {"--prec ilut --ilut-pivot 2", "--ilut-pivot must be in [0, 1]"},
       {"--prec ilut --ilut-fill 0", "--ilut-fill must be > 0"},
       {"--solver lobpcg --nev 0", "--nev must be >= 1"},

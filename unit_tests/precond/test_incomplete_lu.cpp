@@ -222,6 +222,8 @@ TYPED_TEST(IncompleteLu, CompleteFactorizationsInvertA) {
       {"ILU(n), rows shuffled, matching + RCM", rows_shuffled(D, 33), int(n), IncompleteLuOptions::Matching::automatic,
        IncompleteLuOptions::Reorder::rcm},
       {"ILU(n), RCM only", D, int(n), IncompleteLuOptions::Matching::off, IncompleteLuOptions::Reorder::rcm},
+      {"ILU(n), rows shuffled, matching + AMD", rows_shuffled(D, 35), int(n), IncompleteLuOptions::Matching::automatic,
+       IncompleteLuOptions::Reorder::amd},
   };
   for (const Case& c : cases)
     for (Solve solve : {Solve::columns, Solve::levels}) {

@@ -27,6 +27,7 @@
 #include "sprocket_test_utils.hpp"
 
 using namespace Sprocket;
+using Impl::precond::approximate_minimum_degree;
 using Impl::precond::bandwidth;
 using Impl::precond::inverse_permutation;
 using Impl::precond::Matching;
@@ -469,6 +470,35 @@ std::vector<int64_t> distances(const std::vector<std::vector<int64_t>>& adj, int
     k += expected.size();
   }
   return ::testing::AssertionSuccess();
+}
+
+// AMD (SuiteSparse, through our wrapper): a permutation for unsorted, unsymmetric patterns with
+// duplicates; an arrow matrix (dense first row and column) gets its hub last, where it makes no
+// fill; 0 x 0; a non-square matrix throws with the shape.
+TEST(ApproximateMinimumDegree, PermutationHubLastAndErrors) {
+  EXPECT_TRUE(approximate_minimum_degree(test::no_entries(0, 0), "amd").empty());
+  const HostCsr R = test::unsorted_with_duplicates(60, 60, 5, 500);
+  std::vector<int64_t> p = approximate_minimum_degree(R, "amd");
+  std::sort(p.begin(), p.end());
+  for (int64_t k = 0; k < 60; ++k) ASSERT_EQ(p[k], k);
+  std::vector<Triplet> t;
+  const int64_t n = 40;
+  for (int64_t i = 0; i < n; ++i) {
+    t.push_back({i, i, 4.0});
+    if (i > 0) t.push_back({0, i, 1.0}), t.push_back({i, 0, 1.0});
+  }
+  const std::vector<int64_t> arrow = approximate_minimum_degree(HostCsr::from_triplets(n, n, std::move(t)), "amd");
+  EXPECT_EQ(arrow.back(), 0) << "the hub is eliminated last";
+  const std::string message = [] {
+    try {
+      approximate_minimum_degree(test::no_entries(2, 5), "amd test");
+    } catch (const InvalidArgument& e) {
+      return std::string(e.what());
+    }
+    return std::string("(nothing thrown)");
+  }();
+  EXPECT_EQ(message.rfind("amd test: ", 0), 0u) << message;
+  EXPECT_NE(message.find("2 x 5"), std::string::npos) << message;
 }
 
 TEST(ReverseCuthillMckee, EmptyAndNonSquare) {
