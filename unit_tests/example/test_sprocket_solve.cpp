@@ -137,6 +137,7 @@ TEST(SprocketSolve, LobpcgJsonMatchesTheLaplacianSpectrum) {
   };
   const std::vector<Case> cases = {
       {"--which smallest --nev 4 --prec ic", {all[0], all[1], all[2], all[3]}},
+      {"--which smallest --nev 4 --prec ic --ic-drop 0 --reorder amd", {all[0], all[1], all[2], all[3]}},
       {"--which largest --nev 3 --prec none", {all[all.size() - 1], all[all.size() - 2], all[all.size() - 3]}},
   };
   for (const Case& c : cases) {
