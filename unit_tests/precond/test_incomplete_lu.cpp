@@ -1,5 +1,6 @@
-// Incomplete LU (make_incomplete_lu, impl/precond/incomplete_lu.hpp), float and double on the
-// default device, triangular solves by host columns and by device levels:
+// Incomplete LU (make_incomplete_lu, impl/precond/incomplete_lu.hpp), float and double, int and
+// size_t offsets, OpenMP and Serial (IluTypes), triangular solves by host columns and by device
+// levels:
 //  - the pattern of ILU(k) for k = 0..3 equals a dense level-of-fill reference (KIJ over the
 //    whole matrix), and the values equal a dense IKJ elimination restricted to that pattern;
 //  - exactness: ILU(0) of a tridiagonal matrix and ILU(n) of any matrix are its LU, so
@@ -40,6 +41,7 @@
 #include "Sprocket_Reference.hpp"
 #include "Sprocket_Spmv.hpp"
 #include "precond_test_utils.hpp"
+#include "sprocket_test_types.hpp"
 #include "sprocket_test_utils.hpp"
 
 using namespace Sprocket;
@@ -152,19 +154,29 @@ DenseIlu dense_iluk(const HostCsr& A, int level) {
   return d;
 }
 
-template <class Scalar>
-std::shared_ptr<IncompleteLuPreconditioner<Scalar, Device>> ilu(const HostCsr& A, IncompleteLuOptions o) {
-  return make_incomplete_lu(to_crs<CrsOf<Scalar>>(A), o);
+template <class Crs>
+auto ilu(const HostCsr& A, IncompleteLuOptions o) {
+  return make_incomplete_lu(to_crs<Crs>(A), o);
 }
 
-template <class Scalar>
+// float and double, int and size_t offsets, every host space: a few combinations, not the whole
+// product (each one instantiates the preconditioner again).
+#if defined(KOKKOS_ENABLE_OPENMP) && defined(KOKKOS_ENABLE_SERIAL)
+using IluTypes = ::testing::Types<KokkosSparse::CrsMatrix<float, int, test::DeviceOf<Kokkos::OpenMP>, void, int>,
+                                  KokkosSparse::CrsMatrix<double, int, test::DeviceOf<Kokkos::OpenMP>, void, size_t>,
+                                  KokkosSparse::CrsMatrix<double, int, test::DeviceOf<Kokkos::Serial>, void, int>>;
+#else
+using IluTypes = ::testing::Types<CrsOf<float>, CrsOf<double>>;
+#endif
+
+template <class Crs>
 class IncompleteLu : public ::testing::Test {};
-using ScalarTypes = ::testing::Types<float, double>;
-TYPED_TEST_SUITE(IncompleteLu, ScalarTypes);
+TYPED_TEST_SUITE(IncompleteLu, IluTypes);
 
 // Pattern and values of ILU(k), k = 0..3, against the dense reference: entry by entry.
 TYPED_TEST(IncompleteLu, PatternAndValuesEqualTheDenseReference) {
-  using Scalar = TypeParam;
+  using Crs = TypeParam;
+  using Scalar = typename Crs::non_const_value_type;
   uint64_t salt = 10;
   for (int64_t n : {1, 7, 40, 90})
     for (int level : {0, 1, 2, 3}) {
@@ -172,7 +184,7 @@ TYPED_TEST(IncompleteLu, PatternAndValuesEqualTheDenseReference) {
       IncompleteLuOptions o;
       o.level = level;
       o.matching = IncompleteLuOptions::Matching::off;
-      const auto M = ilu<Scalar>(A, o);
+      const auto M = ilu<Crs>(A, o);
       const DenseIlu d = dense_iluk<Scalar>(A, level);
       const auto& P = M->pattern();
       const auto& F = M->factor();
@@ -202,7 +214,8 @@ TYPED_TEST(IncompleteLu, PatternAndValuesEqualTheDenseReference) {
 // ILU(0) of a tridiagonal matrix is its LU; ILU(n) of anything (no zero pivots) is its LU; and
 // after the matching and RCM the preconditioner still inverts A exactly.
 TYPED_TEST(IncompleteLu, CompleteFactorizationsInvertA) {
-  using Scalar = TypeParam;
+  using Crs = TypeParam;
+  using Scalar = typename Crs::non_const_value_type;
   const double eps = std::numeric_limits<Scalar>::epsilon();
   struct Case {
     const char* what;
@@ -232,7 +245,7 @@ TYPED_TEST(IncompleteLu, CompleteFactorizationsInvertA) {
       o.matching = c.matching;
       o.reorder = c.reorder;
       o.solve = solve;
-      const auto M = ilu<Scalar>(c.A, o);
+      const auto M = ilu<Crs>(c.A, o);
       EXPECT_EQ(M->shift(), 0.0) << c.what;
       EXPECT_EQ(M->by_levels(), solve == Solve::levels);
       for (int cols : {1, 3}) {
@@ -247,11 +260,12 @@ TYPED_TEST(IncompleteLu, CompleteFactorizationsInvertA) {
 // A row permutation of a dominant matrix has zero diagonal entries: automatic matching finds a
 // permutation (and says so); without it a zero pivot is shifted, or, with one attempt, named.
 TYPED_TEST(IncompleteLu, ZeroDiagonalsAreMatchedShiftedOrReported) {
-  using Scalar = TypeParam;
+  using Crs = TypeParam;
+  using Scalar = typename Crs::non_const_value_type;
   const int64_t n = 60;
   const HostCsr A = rows_shuffled(dominant_unsorted(n, 3, 40), 41);
   IncompleteLuOptions o;
-  const auto matched = ilu<Scalar>(A, o);
+  const auto matched = ilu<Crs>(A, o);
   EXPECT_TRUE(matched->matched());
   EXPECT_TRUE(contains(matched->describe(), "matched")) << matched->describe();
   const auto& ordering = matched->ordering();
@@ -263,16 +277,17 @@ TYPED_TEST(IncompleteLu, ZeroDiagonalsAreMatchedShiftedOrReported) {
   // [[0, 1], [1, 1]]: u00 = 0; one shift makes it 1e-3.
   const HostCsr B = HostCsr::from_triplets(2, 2, {{0, 1, 1.0}, {1, 0, 1.0}, {1, 1, 1.0}, {0, 0, 0.0}});
   o.max_attempts = 8;
-  const auto shifted = ilu<Scalar>(B, o);
+  const auto shifted = ilu<Crs>(B, o);
   EXPECT_EQ(shifted->shift(), 1e-3);
   EXPECT_TRUE(contains(shifted->describe(), "diagonal shifted")) << shifted->describe();
   o.max_attempts = 1;
-  EXPECT_TRUE(contains(thrown_message([&] { ilu<Scalar>(B, o); }), "zero pivot: u(0, 0) = 0"));
+  EXPECT_TRUE(contains(thrown_message([&] { ilu<Crs>(B, o); }), "zero pivot: u(0, 0) = 0"));
 }
 
 // update_values: same pattern, new values: equal to a fresh factorization of the new values.
 TYPED_TEST(IncompleteLu, UpdateValuesEqualsAFreshFactorization) {
-  using Scalar = TypeParam;
+  using Crs = TypeParam;
+  using Scalar = typename Crs::non_const_value_type;
   const int64_t n = 80;
   const HostCsr A = dominant_unsorted(n, 4, 50);
   HostCsr A2 = A;
@@ -289,9 +304,9 @@ TYPED_TEST(IncompleteLu, UpdateValuesEqualsAFreshFactorization) {
     o.drop_tolerance = 1e-3;
     o.reorder = IncompleteLuOptions::Reorder::rcm;
     o.solve = solve;
-    const auto M = ilu<Scalar>(A, o);
-    M->update_values(to_crs<CrsOf<Scalar>>(A2));
-    const auto fresh = ilu<Scalar>(A2, o);
+    const auto M = ilu<Crs>(A, o);
+    M->update_values(to_crs<Crs>(A2));
+    const auto fresh = ilu<Crs>(A2, o);
     ASSERT_EQ(M->factor().values.size(), fresh->factor().values.size());
     for (size_t q = 0; q < M->factor().values.size(); ++q)
       ASSERT_EQ(M->factor().values[q], fresh->factor().values[q]) << "entry " << q;
@@ -311,14 +326,15 @@ TYPED_TEST(IncompleteLu, UpdateValuesEqualsAFreshFactorization) {
   t.push_back({0, outside, 1.0});  // ILU(0): (0, outside) is not in the pattern
   IncompleteLuOptions o0;
   o0.matching = IncompleteLuOptions::Matching::off;
-  const auto M0 = ilu<Scalar>(A, o0);
+  const auto M0 = ilu<Crs>(A, o0);
   const std::string message =
-      thrown_message([&] { M0->update_values(to_crs<CrsOf<Scalar>>(HostCsr::from_triplets(n, n, t))); });
+      thrown_message([&] { M0->update_values(to_crs<Crs>(HostCsr::from_triplets(n, n, t))); });
   EXPECT_TRUE(contains(message, "is not in the factorization's pattern")) << message;
 }
 
 TYPED_TEST(IncompleteLu, MultivectorApplyEqualsColumnByColumn) {
-  using Scalar = TypeParam;
+  using Crs = TypeParam;
+  using Scalar = typename Crs::non_const_value_type;
   const int64_t n = 120;
   const HostCsr A = rows_shuffled(dominant_unsorted(n, 5, 60), 61);
   for (Solve solve : {Solve::columns, Solve::levels}) {
@@ -326,7 +342,7 @@ TYPED_TEST(IncompleteLu, MultivectorApplyEqualsColumnByColumn) {
     o.level = 2;
     o.solve = solve;
     o.reorder = IncompleteLuOptions::Reorder::rcm;
-    const auto M = ilu<Scalar>(A, o);
+    const auto M = ilu<Crs>(A, o);
     const HostDense X = test::random_dense(n, 5, 62);
     const HostDense Y = apply(*M, X);
     for (int64_t q = 0; q < 5; ++q) {
@@ -339,7 +355,8 @@ TYPED_TEST(IncompleteLu, MultivectorApplyEqualsColumnByColumn) {
 }
 
 TYPED_TEST(IncompleteLu, LevelsEqualColumns) {
-  using Scalar = TypeParam;
+  using Crs = TypeParam;
+  using Scalar = typename Crs::non_const_value_type;
   const double eps = std::numeric_limits<Scalar>::epsilon();
   const int64_t n = 300;
   const HostCsr A = rows_shuffled(dominant_unsorted(n, 6, 70), 71);
@@ -349,7 +366,7 @@ TYPED_TEST(IncompleteLu, LevelsEqualColumns) {
     columns.solve = Solve::columns;
     levels.solve = Solve::levels;
     const HostDense X = test::random_dense(n, 4, 72);
-    const HostDense a = apply(*ilu<Scalar>(A, columns), X), b = apply(*ilu<Scalar>(A, levels), X);
+    const HostDense a = apply(*ilu<Crs>(A, columns), X), b = apply(*ilu<Crs>(A, levels), X);
     EXPECT_LE(max_abs_difference(a, b), 100 * eps * max_abs(a)) << "level " << level;
   }
 }
@@ -357,7 +374,8 @@ TYPED_TEST(IncompleteLu, LevelsEqualColumns) {
 // ILUT without dropping (drop 0, fill cap above n) is an LU with threshold column pivoting: exact
 // on a matrix with zero diagonal entries, with no matching at all.
 TYPED_TEST(IncompleteLu, IlutWithoutDroppingPivotsToAnExactFactorization) {
-  using Scalar = TypeParam;
+  using Crs = TypeParam;
+  using Scalar = typename Crs::non_const_value_type;
   const double eps = std::numeric_limits<Scalar>::epsilon();
   const int64_t n = 80;
   const HostCsr A = rows_shuffled(dominant_unsorted(n, 3, 100), 101);
@@ -370,7 +388,7 @@ TYPED_TEST(IncompleteLu, IlutWithoutDroppingPivotsToAnExactFactorization) {
       o.fill_factor = double(n);
       o.pivot_threshold = pivot_threshold;
       o.solve = solve;
-      const auto M = ilu<Scalar>(A, o);
+      const auto M = ilu<Crs>(A, o);
       EXPECT_FALSE(M->matched());
       EXPECT_EQ(M->zero_pivots_replaced(), 0);
       EXPECT_GT(M->pivoted_columns(), 0) << M->describe();
@@ -383,7 +401,8 @@ TYPED_TEST(IncompleteLu, IlutWithoutDroppingPivotsToAnExactFactorization) {
 // Dropping and the fill cap: every row of L and of U keeps at most ceil(fill x nnz(row of A))
 // entries, fewer than the complete factorization in all.
 TYPED_TEST(IncompleteLu, IlutDropsAndCapsTheFillOfEveryRow) {
-  using Scalar = TypeParam;
+  using Crs = TypeParam;
+  using Scalar = typename Crs::non_const_value_type;
   const int64_t n = 200;
   HostCsr A = dominant_unsorted(n, 8, 110);
   IncompleteLuOptions complete, dropped;
@@ -392,7 +411,7 @@ TYPED_TEST(IncompleteLu, IlutDropsAndCapsTheFillOfEveryRow) {
   complete.fill_factor = double(n);
   dropped.drop_tolerance = 1e-2;
   dropped.fill_factor = 0.5;
-  const auto C = ilu<Scalar>(A, complete), D = ilu<Scalar>(A, dropped);
+  const auto C = ilu<Crs>(A, complete), D = ilu<Crs>(A, dropped);
   EXPECT_LT(D->nnz(), C->nnz() / 2) << D->describe() << "\n" << C->describe();
   sum_duplicates(A);
   const auto& P = D->pattern();
@@ -409,17 +428,18 @@ TYPED_TEST(IncompleteLu, IlutDropsAndCapsTheFillOfEveryRow) {
 // [[0, 1], [1, 1]] without pivoting or matching: both pivots are zero and replaced (the second
 // because 1 - 1 x 1 cancels); with pivoting the factorization is exact.
 TYPED_TEST(IncompleteLu, IlutReplacesZeroPivotsOrPivotsAroundThem) {
-  using Scalar = TypeParam;
+  using Crs = TypeParam;
+  using Scalar = typename Crs::non_const_value_type;
   const HostCsr B = HostCsr::from_triplets(2, 2, {{0, 1, 1.0}, {1, 0, 1.0}, {1, 1, 1.0}});
   IncompleteLuOptions o;
   o.method = IncompleteLuOptions::Method::threshold;
   o.matching = IncompleteLuOptions::Matching::off;
   o.pivot_threshold = 0;
-  const auto M = ilu<Scalar>(B, o);
+  const auto M = ilu<Crs>(B, o);
   EXPECT_EQ(M->zero_pivots_replaced(), 2);
   EXPECT_TRUE(contains(M->describe(), "2 zero pivots replaced")) << M->describe();
   o.pivot_threshold = 0.1;
-  const auto P = ilu<Scalar>(B, o);
+  const auto P = ilu<Crs>(B, o);
   EXPECT_EQ(P->zero_pivots_replaced(), 0);
   EXPECT_EQ(P->pivoted_columns(), 2);
   const HostDense X = test::random_dense(2, 1, 120);
@@ -429,39 +449,39 @@ TYPED_TEST(IncompleteLu, IlutReplacesZeroPivotsOrPivotsAroundThem) {
 TEST(IncompleteLuErrors, ClearMessages) {
   IncompleteLuOptions o;
   const HostCsr rectangular = test::random_csr(5, 6, 2, 80);
-  EXPECT_TRUE(contains(thrown_message([&] { ilu<double>(rectangular, o); }), "must be square, it is 5 x 6"));
+  EXPECT_TRUE(contains(thrown_message([&] { ilu<CrsOf<double>>(rectangular, o); }), "must be square, it is 5 x 6"));
   const HostCsr A = dominant_unsorted(10, 2, 81);
   o.level = -1;
-  EXPECT_TRUE(contains(thrown_message([&] { ilu<double>(A, o); }), "level = -1"));
+  EXPECT_TRUE(contains(thrown_message([&] { ilu<CrsOf<double>>(A, o); }), "level = -1"));
   o.level = 0;
   o.max_attempts = 0;
-  EXPECT_TRUE(contains(thrown_message([&] { ilu<double>(A, o); }), "max_attempts = 0"));
+  EXPECT_TRUE(contains(thrown_message([&] { ilu<CrsOf<double>>(A, o); }), "max_attempts = 0"));
   o.max_attempts = 8;
   o.initial_shift = 0;
-  EXPECT_TRUE(contains(thrown_message([&] { ilu<double>(A, o); }), "initial_shift = 0"));
+  EXPECT_TRUE(contains(thrown_message([&] { ilu<CrsOf<double>>(A, o); }), "initial_shift = 0"));
   o.initial_shift = 1e-3;
   o.method = IncompleteLuOptions::Method::threshold;
   o.drop_tolerance = -1;
-  EXPECT_TRUE(contains(thrown_message([&] { ilu<double>(A, o); }), "drop_tolerance = -1"));
+  EXPECT_TRUE(contains(thrown_message([&] { ilu<CrsOf<double>>(A, o); }), "drop_tolerance = -1"));
   o.drop_tolerance = 0;
   o.fill_factor = 0;
-  EXPECT_TRUE(contains(thrown_message([&] { ilu<double>(A, o); }), "fill_factor = 0"));
+  EXPECT_TRUE(contains(thrown_message([&] { ilu<CrsOf<double>>(A, o); }), "fill_factor = 0"));
   o.fill_factor = 1;
   o.pivot_threshold = 2;
-  EXPECT_TRUE(contains(thrown_message([&] { ilu<double>(A, o); }), "pivot_threshold = 2"));
+  EXPECT_TRUE(contains(thrown_message([&] { ilu<CrsOf<double>>(A, o); }), "pivot_threshold = 2"));
   o = IncompleteLuOptions{};
   // Column 2 empty: no row can be matched to it.
   const HostCsr singular =
       HostCsr::from_triplets(3, 3, {{0, 0, 1.0}, {0, 1, 1.0}, {1, 1, 1.0}, {2, 0, 1.0}, {2, 1, 2.0}});
   IncompleteLuOptions matched;
   matched.matching = IncompleteLuOptions::Matching::on;
-  EXPECT_TRUE(contains(thrown_message([&] { ilu<double>(singular, matched); }), "structurally singular"));
-  const auto M = ilu<double>(A, IncompleteLuOptions{});
+  EXPECT_TRUE(contains(thrown_message([&] { ilu<CrsOf<double>>(singular, matched); }), "structurally singular"));
+  const auto M = ilu<CrsOf<double>>(A, IncompleteLuOptions{});
   using MV = MultiVectorOf<double>;
   EXPECT_THROW(M->apply(MV("X", 9, 1), MV("Y", 10, 1)), InvalidArgument);
   EXPECT_THROW(M->apply(MV("X", 10, 1), MV("Y", 10, 2)), InvalidArgument);
   // Empty matrix: nothing to do.
-  const auto E = ilu<double>(test::no_entries(0, 0), IncompleteLuOptions{});
+  const auto E = ilu<CrsOf<double>>(test::no_entries(0, 0), IncompleteLuOptions{});
   E->apply(MV("X", 0, 2), MV("Y", 0, 2));
   EXPECT_EQ(E->num_rows(), 0);
 }
