@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "Sprocket_Crs.hpp"
 #include "Sprocket_Error.hpp"
 #include "Sprocket_HostMatrix.hpp"
 #include "Sprocket_MultiVectorOperator.hpp"
@@ -61,6 +62,21 @@ std::string thrown_message(F&& f) {
   }
   return "(nothing thrown)";
 }
+
+/// What the preconditioner tests bring into scope with `using namespace test::precond_tests`:
+/// the helpers above and the default device's CRS and multivector types.
+namespace precond_tests {
+using test::apply;
+using test::max_abs;
+using test::max_abs_difference;
+using test::thrown_message;
+using test::times;
+using Device = Kokkos::DefaultExecutionSpace::device_type;
+template <class Scalar>
+using CrsOf = KokkosSparse::CrsMatrix<Scalar, int, Device, void, int>;
+template <class Scalar>
+using MultiVectorOf = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>;
+}  // namespace precond_tests
 
 }  // namespace test
 }  // namespace Sprocket

@@ -48,17 +48,7 @@ using namespace Sprocket;
 
 namespace {
 
-using test::apply;
-using test::max_abs;
-using test::max_abs_difference;
-using test::thrown_message;
-using test::times;
-
-using Device = Kokkos::DefaultExecutionSpace::device_type;
-template <class Scalar>
-using CrsOf = KokkosSparse::CrsMatrix<Scalar, int, Device, void, int>;
-template <class Scalar>
-using MultiVectorOf = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>;
+using namespace test::precond_tests;
 using Solve = IncompleteCholeskyOptions::TriangularSolve;
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }

@@ -39,17 +39,7 @@ using namespace Sprocket;
 
 namespace {
 
-using test::apply;
-using test::max_abs;
-using test::max_abs_difference;
-using test::thrown_message;
-using test::times;
-
-using Device = Kokkos::DefaultExecutionSpace::device_type;
-template <class Scalar>
-using CrsOf = KokkosSparse::CrsMatrix<Scalar, int, Device, void, int>;
-template <class Scalar>
-using MultiVectorOf = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>;
+using namespace test::precond_tests;
 
 /// Random nonsymmetric matrix with a dominant diagonal stored as two duplicate entries per row
 /// (so extraction has to sum them), columns unsorted.
