@@ -63,6 +63,9 @@ class IncompleteLuPreconditioner final : public Preconditioner<Scalar, Device> {
     pattern_ = std::make_unique<Impl::precond::IlukPattern>(
         threshold() ? Impl::precond::IlukPattern{} : Impl::precond::iluk_pattern(B, options.level));
     if (by_levels_) {
+      // The row side of the ordering is fixed at setup; the column side moves with ILUT's pivoting.
+      row_perm_ = Impl::to_device_view<int64_t, Device>(base_ordering_.row_perm, "Sprocket::ilu::row_perm");
+      row_scale_ = Impl::to_device_view<Scalar, Device>(base_ordering_.row_scale, "Sprocket::ilu::row_scale");
       ones_ = Kokkos::View<Scalar*, Device>("Sprocket::ilu::ones", B.num_rows);
       Kokkos::deep_copy(ones_, Scalar(1));
     }
@@ -184,9 +187,7 @@ class IncompleteLuPreconditioner final : public Preconditioner<Scalar, Device> {
                                             "make_incomplete_lu");
     }
     if (by_levels_) {
-      row_perm_ = Impl::to_device_view<int64_t, Device>(ordering_.row_perm, "Sprocket::ilu::row_perm");
       col_perm_ = Impl::to_device_view<int64_t, Device>(ordering_.col_perm, "Sprocket::ilu::col_perm");
-      row_scale_ = Impl::to_device_view<Scalar, Device>(ordering_.row_scale, "Sprocket::ilu::row_scale");
       col_scale_ = Impl::to_device_view<Scalar, Device>(ordering_.col_scale, "Sprocket::ilu::col_scale");
       lower_ = Impl::precond::DeviceLevelSchedule<Scalar, Device>(Impl::precond::lower_schedule(factor_));
       upper_ = Impl::precond::DeviceLevelSchedule<Scalar, Device>(Impl::precond::upper_schedule(factor_));

@@ -82,8 +82,11 @@ IlukPattern iluk_pattern(const HostCsr& A, int level) {
 namespace {
 
 /// One attempt at a given shift; false when a pivot fails (breakdown_row and pivot say where).
+/// position[c]: where column c sits in the current row of the pattern, -1 elsewhere (all -1 on
+/// entry and on return). An entry of A outside the pattern throws, naming `who`.
 bool factor_once(const IlukPattern& P, const HostCsr& A, double shift, std::vector<double>& values,
-                 std::vector<int64_t>& position, int64_t& breakdown_row, double& breakdown_pivot) {
+                 std::vector<int64_t>& position, int64_t& breakdown_row, double& breakdown_pivot,
+                 const std::string& who) {
   const int64_t n = P.n;
   values.assign(P.cols.size(), 0.0);
   for (int64_t i = 0; i < n; ++i) {
@@ -92,6 +95,8 @@ bool factor_once(const IlukPattern& P, const HostCsr& A, double shift, std::vect
     double row_max = 0, a_ii = 0;
     for (int64_t p = A.row_map[i]; p < A.row_map[i + 1]; ++p) {
       const int64_t c = A.entries[p];
+      SPROCKET_REQUIRE(position[c] >= 0, who, ": A(", i, ", ", c,
+                       ") is not in the factorization's pattern (the values must keep the pattern of the setup)");
       values[position[c]] = A.values[p];
       row_max = std::max(row_max, std::fabs(A.values[p]));
       if (c == i) a_ii = A.values[p];
@@ -129,26 +134,16 @@ LuFactor iluk_numeric(const IlukPattern& P, const HostCsr& A, double initial_shi
                    " but the factorization's pattern is ", P.n, " x ", P.n);
   LuFactor F;
   F.pattern = &P;
-  // position[c]: where column c sits in the current row of the pattern, -1 elsewhere. A's
-  // entries must all be in the pattern (it was built from A's pattern).
   std::vector<int64_t> position(P.n, -1);
-  for (int64_t i = 0; i < P.n; ++i) {
-    for (int64_t q = P.ptr[i]; q < P.ptr[i + 1]; ++q) position[P.cols[q]] = q;
-    for (int64_t p = A.row_map[i]; p < A.row_map[i + 1]; ++p)
-      SPROCKET_REQUIRE(position[A.entries[p]] >= 0, who, ": A(", i, ", ", A.entries[p],
-                       ") is not in the factorization's pattern (the values must keep the pattern of the setup)");
-    for (int64_t q = P.ptr[i]; q < P.ptr[i + 1]; ++q) position[P.cols[q]] = -1;
-  }
   int64_t breakdown_row = -1;
   double breakdown_pivot = 0;
   double shift = 0;  // attempt 1: A itself; then initial_shift, 10 x initial_shift, ...
   for (int attempt = 1;; ++attempt) {
-    if (factor_once(P, A, shift, F.values, position, breakdown_row, breakdown_pivot)) {
+    if (factor_once(P, A, shift, F.values, position, breakdown_row, breakdown_pivot, who)) {
       F.shift = shift;
       F.attempts = attempt;
       return F;
     }
-    std::fill(position.begin(), position.end(), -1);
     if (attempt == max_attempts) break;
     shift = shift == 0 ? initial_shift : 10 * shift;
   }
