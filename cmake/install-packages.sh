@@ -5,9 +5,16 @@ set -euo pipefail
 # ccache: repeated builds on one machine (a fresh clone in CI too) reuse compiled objects.
 # python3-scipy: SciPy's eigsh is the reference of unit_tests/solvers/test_lobpcg.cpp.
 # libgraphblas-dev: SuiteSparse:GraphBLAS, the graphblas peer of sprocket-bench (spmv, spmm, sddmm).
-# libsuitesparse-dev: SuiteSparse AMD, the fill-reducing ordering of the incomplete factorizations.
+# libsuitesparse-dev: SuiteSparse AMD, the fill-reducing ordering of the incomplete factorizations;
+# CHOLMOD and UMFPACK, the direct Cholesky and LU preconditioners.
+# libhypre-dev: hypre's BoomerAMG (with OpenMPI), the AMG peer of perf_tests/amg_vs_hypre.py.
+# libopenblas0-openmp: OpenBLAS built with OpenMP, linked as BLAS and LAPACK (impl/CMakeLists.txt):
+# dgemm runs the solvers' block products 2-11x faster than the own kernels, and this build shares
+# Kokkos' OpenMP threads (the pthreads build of libopenblas-dev spins its own threads beside them:
+# 2x slower LOBPCG on 2 cores). The runtime package is enough, the library is linked by full path.
 PACKAGES=(cmake g++ make patch ca-certificates dpkg-dev libgtest-dev libgmock-dev libbenchmark-dev
-          liblapack-dev zlib1g-dev python3-scipy ccache libgraphblas-dev libsuitesparse-dev "$@")
+          liblapack-dev zlib1g-dev python3-scipy ccache libgraphblas-dev libsuitesparse-dev libhypre-dev
+          libopenblas0-openmp "$@")
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -56,6 +56,8 @@ struct Args {
   /// default (spmm both, sddmm right)
   std::string layout;
   int block_size = 0;                   ///< bsr: --block-size, 0 = auto (detect_block_size), else b
+  std::vector<int64_t> rows{32768, 262144};  ///< gram: --rows, rows n of the blocks
+  std::vector<int64_t> cols{4, 8, 16, 24};   ///< gram: --cols, columns p = q of the blocks
 };
 
 /// A comparison implementation a kernel can be measured against (--compare).

@@ -11,5 +11,6 @@ KernelEntry bsr_entry();   // bench_bsr.cpp
 KernelEntry spmm_entry();  // bench_spmm.cpp
 KernelEntry sddmm_entry(); // bench_sddmm.cpp
 KernelEntry spgemm_entry(); // bench_spgemm.cpp
+KernelEntry gram_entry();   // bench_gram.cpp
 
 }  // namespace sprocket_bench

@@ -1,5 +1,5 @@
 // sprocket-bench: Sprocket's benchmark driver. One registry of kernels (spmv, bsr, spmm, sddmm,
-// spgemm, stream); each prints one line per (matrix, variant or peer) with the median seconds of
+// spgemm, stream, gram); each prints one line per (matrix, variant or peer) with the median seconds of
 // --repeat timed runs after --warmup untimed ones, GB/s from counted bytes, GFLOP/s, and
 // ratio_vs_<peer> on our lines.
 //
@@ -21,6 +21,8 @@
 //                  common options but --alpha / --beta): C = A*A (square) or A*A^T, full products
 //                  timed, numeric_seconds the numeric-only re-run, peak_bytes
 //   sprocket-bench --kernel stream [--variant copy|triad|all] [--stream-size N] [--json]
+//   sprocket-bench --kernel gram [--rows N1,N2] [--cols P1,P2] [--variant auto|kokkos|all]
+//                  [--compare dgemm] [--check] [--json]: the solvers' tall-skinny block products
 //
 // Exit status: 0 on success, 1 after a failed --check or an unreadable matrix (the other
 // matrices still run), 2 on bad usage. See perf_tests/README.md.
@@ -55,7 +57,7 @@ namespace {
 
 const std::vector<KernelEntry>& registry() {
   static const std::vector<KernelEntry> kernels{spmv_entry(), stream_entry(), bsr_entry(), spmm_entry(),
-                                                sddmm_entry(), spgemm_entry()};
+                                                sddmm_entry(), spgemm_entry(), gram_entry()};
   return kernels;
 }
 
@@ -88,6 +90,8 @@ void usage(std::ostream& os) {
         "  --k K1,K2,...    spmm, sddmm: columns of the dense operands, comma-separated (default 32,128)\n"
         "  --layout L       spmm, sddmm: layout of the dense operands: right, left or both (also right,left);\n"
         "                   default both for spmm, right for sddmm\n"
+        "  --rows N1,N2,... gram: rows n of the blocks (default 32768,262144)\n"
+        "  --cols P1,P2,... gram: columns p = q of the blocks (default 4,8,16,24)\n"
         "  Threads and devices are Kokkos' options: --kokkos-threads=N, --kokkos-device-id=N\n"
         "  (or OMP_NUM_THREADS; OMP_PROC_BIND=spread OMP_PLACES=threads recommended).\n"
         "kernels:\n";
@@ -199,6 +203,15 @@ Args parse(int argc, char** argv, const KernelEntry** entry_out) {
       for (const std::string& item : items) {
         const int64_t k = parse_integer(arg, item, 1);
         if (std::find(args.ks.begin(), args.ks.end(), k) == args.ks.end()) args.ks.push_back(k);
+      }
+    } else if (arg == "--rows" || arg == "--cols") {
+      const std::vector<std::string> items = split_commas(take());
+      if (items.empty()) throw UsageError(arg + " needs a comma-separated list of integers >= 1");
+      std::vector<int64_t>& list = arg == "--rows" ? args.rows : args.cols;
+      list.clear();
+      for (const std::string& item : items) {
+        const int64_t v = parse_integer(arg, item, 1);
+        if (std::find(list.begin(), list.end(), v) == list.end()) list.push_back(v);
       }
     } else if (arg == "--layout") {
       args.layout = take();

@@ -65,6 +65,15 @@ struct BlockGmresOptions {
   /// Replace X by random values in [-1, 1) (hashed from a fixed seed: reproducible) before
   /// solving, instead of using it as the initial guess.
   bool random_initial_guess = false;
+  /// Small problems on one thread: on a host space with several threads (Kokkos::OpenMP), a
+  /// solve with n * s below this (n rows, s the block size actually used) runs wholly on the
+  /// calling thread (operator, preconditioner, block kernels), where every parallel region would
+  /// cost a thread barrier (and, on a loaded machine, a scheduler time slice). 0: never. The
+  /// result is the same up to rounding. Default: the crossover of one against two threads on an
+  /// idle 2-core machine, n * s between 2300 and 4000 (perf_tests/results/block-ops-2026-11-26.md:
+  /// equal at 576 x 4, two threads 1.33x faster at 1024 x 4). On a loaded machine one thread
+  /// wins far beyond it, so raise it where other work shares the cores.
+  int64_t single_thread_below = 2048;
 };
 
 struct BlockGmresResult {
@@ -84,6 +93,8 @@ struct BlockGmresResult {
   /// dependent or negligible residual columns at a restart and vanishing directions of Arnoldi
   /// blocks (diagnostics).
   int64_t deflated_directions = 0;
+  /// The solve ran on the calling thread alone (BlockGmresOptions::single_thread_below).
+  bool single_thread = false;
 };
 
 /// Solves A X = B by restarted block GMRES with optional right preconditioning

@@ -66,6 +66,16 @@ struct LobpcgOptions {
   /// Called after every iteration with the worst relative residual of the unconverged wanted
   /// pairs and how many wanted pairs have converged.
   SolverCallback on_iteration;
+  /// Small problems on one thread: on a host space with several threads (Kokkos::OpenMP), a
+  /// solve with n * block_size below this (the block size actually iterated) runs wholly on the
+  /// calling thread (A, M, T and the block kernels), where every parallel region would cost a
+  /// thread barrier (and, on a loaded machine, a scheduler time slice). 0: never. The result is
+  /// the same up to rounding. Default: the crossover of one against two threads on an idle 2-core
+  /// machine, n * block between 3500 and 6000 (perf_tests/results/block-ops-2026-11-26.md: one
+  /// thread 1.27x faster at 576 x 6, equal at 1024 x 6, two threads 1.18x faster at 2304 x 6).
+  /// On a loaded machine one thread wins far beyond it, so raise it where other work shares the
+  /// cores.
+  int64_t single_thread_below = 4096;
 };
 
 struct LobpcgResult {
@@ -87,6 +97,8 @@ struct LobpcgResult {
   std::string message;
   /// Times P was dropped because the basis lost orthogonality or the small eigensolve failed.
   int restarts = 0;
+  /// The solve ran on the calling thread alone (LobpcgOptions::single_thread_below).
+  bool single_thread = false;
 };
 
 /// Computes options.nev eigenpairs of A x = lambda x (M == nullptr) or A x = lambda M x.

@@ -9,6 +9,14 @@
 /// Each kernel is one parallel region (plus, on a device, one reduction kernel): on a busy host
 /// every region costs a thread barrier, so steps are fused where it is free.
 ///
+/// Host spaces, double, columns contiguous (LayoutLeft): gram and combine hand each row chunk to
+/// the host BLAS (OpenBLAS dgemm) inside their one parallel region when it may be called there
+/// (host_blas.hpp says when); the chunks and their fixed-order reduction stay as below. Measured
+/// on 2 cores of an AMD EPYC (Zen 4; perf_tests/results/block-ops-2026-11-26.md): 2-11x the
+/// GFLOP/s of the own kernels, which are compiled for plain x86-64 where OpenBLAS picks AVX-512
+/// kernels at run time. Everything else (float, LayoutRight, devices, another BLAS) runs the own
+/// kernels.
+///
 /// Why not KokkosBlas::gemm: the Gram matrices are tiny (at most a few hundred entries a side)
 /// with inner dimension n, and Kokkos Kernels 3.4's native gemm parallelizes over output tiles,
 /// which leaves a handful of teams streaming whole columns. Here work is split over row chunks,
@@ -22,12 +30,15 @@
 ///    warp (adjacent chunks, same tile) read adjacent rows: coalesced loads.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <climits>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "Sprocket_Error.hpp"
 #include "impl/blocks/dense_matrix.hpp"
+#include "impl/blocks/host_blas.hpp"
 
 namespace Sprocket {
 namespace Impl {
@@ -54,12 +65,27 @@ struct Workspace {
   static constexpr int64_t device_rows_per_item = 32;
   /// Host: rows per staged block of combine (the staging area is num_chunks x rows * max_cols).
   static constexpr int64_t combine_rows = 64;
+  /// Host BLAS path: the Gram product of a chunk goes to dgemm in row blocks of about this many
+  /// entries of U and V together (rows * (p + q)), so both blocks stay in L2 while dgemm packs
+  /// them; one call over a whole chunk (k = n / chunks, m = p, n = q small) runs at a third of
+  /// the speed for p, q <= 8 (block-ops results).
+  static constexpr int64_t blas_gram_block_entries = 32768;
+  /// Host BLAS path, combine with Y overlapping U (in-place transforms): rows per staged block
+  /// at most (256-row blocks ran up to 1.3x slower at n = 262144, p <= 8: more, smaller calls).
+  static constexpr int64_t blas_combine_rows = 1024;
 
   execution_space space;
+  /// Host, double, contiguous columns: gram and combine call the host BLAS when it may be called
+  /// inside a parallel region (host_blas_in_parallel_ok). false: always the own kernels
+  /// (benchmarks and tests compare the two).
+  bool use_blas = true;
   int64_t n = 0;
   int max_cols = 0;
   int64_t max_entries = 0;
   int64_t num_chunks = 1;
+  /// Host: rows of a chunk's staging block, combine_rows <= stage_rows <= blas_combine_rows (no
+  /// more than a chunk holds, so the staging area stays about the size of one block column set).
+  int64_t stage_rows = combine_rows;
   Kokkos::View<double**, Kokkos::LayoutRight, Device> partial;  // num_chunks x max_entries
   Kokkos::View<double*, Device> reduced;                         // max_entries
   typename Kokkos::View<double*, Device>::HostMirror reduced_host;
@@ -92,9 +118,10 @@ struct Workspace {
     coefficients_host = Kokkos::create_mirror_view(coefficients);
     index = Kokkos::View<int*, Device>(view_alloc(WithoutInitializing, "Sprocket::blocks::index"), max_cols);
     index_host = Kokkos::create_mirror_view(index);
+    stage_rows = std::clamp<int64_t>((n + num_chunks - 1) / num_chunks, combine_rows, blas_combine_rows);
     staging = Kokkos::View<double**, Kokkos::LayoutRight, Device>(
         view_alloc(WithoutInitializing, "Sprocket::blocks::staging"), on_host ? num_chunks : 0,
-        on_host ? combine_rows * max_cols : 0);
+        on_host ? stage_rows * max_cols : 0);
   }
 
   Kokkos::RangePolicy<execution_space> range(int64_t begin, int64_t end) const {
@@ -126,6 +153,153 @@ void reduce_partials(const Workspace<Device>& ws, int64_t entries) {
   Kokkos::deep_copy(ws.space, Kokkos::subview(ws.reduced_host, std::make_pair(int64_t{0}, entries)),
                     Kokkos::subview(reduced, std::make_pair(int64_t{0}, entries)));
   ws.space.fence();
+}
+
+// ---- host BLAS path ------------------------------------------------------------------------
+
+/// True when the View can go to BLAS as a column-major double matrix: double values, rank 2,
+/// unit row stride, column stride >= rows, extents and strides that fit an int.
+template <class View>
+bool blas_view(const View& v) {
+  if constexpr (std::is_same_v<typename View::non_const_value_type, double> && View::rank == 2) {
+    const int64_t rows = static_cast<int64_t>(v.extent(0)), cols = static_cast<int64_t>(v.extent(1));
+    if (rows > INT_MAX || cols > INT_MAX) return false;
+    if (rows > 1 && v.stride(0) != 1) return false;
+    if (cols > 1 && (static_cast<int64_t>(v.stride(1)) < rows || static_cast<int64_t>(v.stride(1)) > INT_MAX))
+      return false;
+    return true;
+  } else {
+    (void)v;
+    return false;
+  }
+}
+
+/// BLAS leading dimension of a blas_view.
+template <class View>
+int blas_ld(const View& v) {
+  const int64_t rows = std::max<int64_t>(1, static_cast<int64_t>(v.extent(0)));
+  return static_cast<int>(v.extent(1) > 1 ? std::max<int64_t>(rows, static_cast<int64_t>(v.stride(1))) : rows);
+}
+
+/// Whether gram / combine on these views take the host BLAS path (host space, ws.use_blas,
+/// BLAS-compatible views, a BLAS that may be called inside the parallel region).
+template <class Device, class... Views>
+bool take_blas_path(const Workspace<Device>& ws, const Views&... views) {
+  if constexpr (Workspace<Device>::on_host) {
+    return ws.use_blas && (blas_view(views) && ...) && host_blas_in_parallel_ok();
+  } else {
+    (void)ws;
+    ((void)views, ...);
+    return false;
+  }
+}
+
+/// Rows per dgemm call of the BLAS Gram product of p + q columns.
+inline int64_t blas_gram_block_rows(int p, int q, int64_t entries) {
+  return std::max<int64_t>(64, entries / std::max(1, p + q));
+}
+
+/// Host BLAS path, one chunk of a Gram product: U(rows)^T V(rows) into partial(c, 0:p*q) (leading
+/// dimension p), in row blocks of block_rows. dgemm also for U^T U: dsyrk computes half the
+/// products but ran at a third to two thirds of dgemm's speed per chunk (p = 4-24, block-ops
+/// results), so it saves nothing. Host-only code: used only for host execution spaces.
+template <class Partial>
+struct GramChunkBlas {
+  const double* u;
+  const double* v;
+  int ldu, ldv, p, q;
+  int64_t n, chunk_rows, block_rows;
+  Partial partial;
+
+  void operator()(const int64_t c) const {
+    const int64_t begin = std::min(n, c * chunk_rows), end = std::min(n, begin + chunk_rows);
+    double* const out = &partial(c, 0);
+    if (begin >= end) {  // an empty chunk still stores its zeros
+      for (int64_t e = 0; e < int64_t{p} * q; ++e) out[e] = 0.0;
+      return;
+    }
+    for (int64_t r = begin; r < end; r += block_rows) {
+      const int rows = static_cast<int>(std::min(block_rows, end - r));
+      const double beta = r == begin ? 0.0 : 1.0;
+      host_dgemm(true, false, p, q, rows, 1.0, u + r, ldu, v + r, ldv, beta, out, p);
+    }
+  }
+};
+
+/// Host BLAS path, one chunk of Y = alpha U C + beta Y (k >= 1): one dgemm straight into Y when Y
+/// does not overlap U, else through the chunk's staging rows (every row of Y depends only on the
+/// same row of U). With gram_rows > 0, then also Y(rows)^T Y(rows) into partial(c, :) (leading
+/// dimension q), while the chunk's rows are in cache (combine_gram).
+template <class Partial, class Staging>
+struct CombineChunkBlas {
+  const double* u;
+  int ldu;
+  double* y;
+  int ldy;
+  const double* coeff;
+  int k, q;
+  double alpha, beta;
+  int64_t n, chunk_rows, stage_rows;
+  bool staged;
+  Staging staging;
+  int64_t gram_rows;
+  Partial partial;
+
+  void operator()(const int64_t c) const {
+    const int64_t begin = std::min(n, c * chunk_rows), end = std::min(n, begin + chunk_rows);
+    if (begin < end && !staged) {
+      host_dgemm(false, false, static_cast<int>(end - begin), q, k, alpha, u + begin, ldu, coeff, k, beta, y + begin,
+                 ldy);
+    } else if (begin < end) {
+      double* const out = &staging(c, 0);
+      for (int64_t r0 = begin; r0 < end; r0 += stage_rows) {
+        const int len = static_cast<int>(std::min(stage_rows, end - r0));
+        host_dgemm(false, false, len, q, k, 1.0, u + r0, ldu, coeff, k, 0.0, out, static_cast<int>(stage_rows));
+        for (int j = 0; j < q; ++j) {
+          double* const yj = y + r0 + int64_t{j} * ldy;
+          const double* const oj = out + int64_t{j} * stage_rows;
+          if (beta == 0.0)
+            for (int i = 0; i < len; ++i) yj[i] = alpha * oj[i];
+          else
+            for (int i = 0; i < len; ++i) yj[i] = beta * yj[i] + alpha * oj[i];
+        }
+      }
+    }
+    if (gram_rows <= 0) return;
+    GramChunkBlas<Partial>{y, y, ldy, ldy, q, q, n, chunk_rows, gram_rows, partial}(c);
+  }
+};
+
+/// True when the memory of views a and b overlaps.
+template <class A, class B>
+bool views_overlap(const A& a, const B& b) {
+  if (a.span() == 0 || b.span() == 0) return false;
+  const auto* a0 = reinterpret_cast<const char*>(a.data());
+  const auto* b0 = reinterpret_cast<const char*>(b.data());
+  const auto* a1 = a0 + a.span() * sizeof(typename A::value_type);
+  const auto* b1 = b0 + b.span() * sizeof(typename B::value_type);
+  return a0 < b1 && b0 < a1;
+}
+
+/// Host BLAS path of gram: fills ws.partial with the chunks' U^T V (leading dimension p) and
+/// returns true, or returns false when the call does not qualify (take_blas_path).
+template <class Device, class UView, class VView>
+bool gram_host_blas(const Workspace<Device>& ws, const UView& U, const VView& V) {
+  if constexpr (Workspace<Device>::on_host && std::is_same_v<typename UView::non_const_value_type, double> &&
+                std::is_same_v<typename VView::non_const_value_type, double>) {
+    if (!take_blas_path(ws, U, V)) return false;
+    const int64_t n = static_cast<int64_t>(U.extent(0));
+    const int p = static_cast<int>(U.extent(1)), q = static_cast<int>(V.extent(1));
+    const int64_t chunk_rows = (n + ws.num_chunks - 1) / ws.num_chunks;
+    const int64_t rows = blas_gram_block_rows(p, q, Workspace<Device>::blas_gram_block_entries);
+    Kokkos::parallel_for("Sprocket::blocks::gram_blas", ws.range(0, ws.num_chunks),
+                         GramChunkBlas<decltype(ws.partial)>{U.data(), V.data(), blas_ld(U), blas_ld(V), p, q, n,
+                                                             chunk_rows, rows, ws.partial});
+    return true;
+  } else {
+    (void)ws, (void)U, (void)V;
+    return false;
+  }
 }
 
 /// G = U^T V (U n x p, V n x q), accumulated in double. With symmetric (p == q, U^T V known to be
@@ -183,7 +357,9 @@ DenseMatrix gram(const Workspace<Device>& ws, const UView& U, const VView& V, bo
         }
       }
   };
-  if constexpr (Workspace<Device>::on_host) {
+  if (gram_host_blas(ws, U, V)) {  // (the full product; symmetric mirrors its upper triangle below)
+    // partial sums are in ws.partial
+  } else if constexpr (Workspace<Device>::on_host) {
     const int64_t chunk_rows = (n + chunks - 1) / chunks;
     const int64_t block = Workspace<Device>::host_row_block;
     Kokkos::parallel_for(
@@ -259,6 +435,32 @@ std::vector<double> column_dots(const Workspace<Device>& ws, const UView& U, con
   return d;
 }
 
+/// Host BLAS path of combine (and of combine_gram with gram_of_result: each chunk's Y^T Y into
+/// ws.partial, leading dimension q). Returns false when the call does not
+/// qualify (take_blas_path, or C with no rows); the caller has checked the workspace sizes.
+template <class Device, class UView, class YView>
+bool combine_host_blas(const Workspace<Device>& ws, double alpha, const UView& U, const DenseMatrix& C, double beta,
+                       const YView& Y, bool gram_of_result) {
+  if constexpr (Workspace<Device>::on_host && std::is_same_v<typename UView::non_const_value_type, double> &&
+                std::is_same_v<typename YView::value_type, double>) {
+    if (C.rows < 1 || !take_blas_path(ws, U, Y)) return false;
+    const int64_t n = static_cast<int64_t>(U.extent(0));
+    const int64_t chunk_rows = (n + ws.num_chunks - 1) / ws.num_chunks;
+    const int64_t gram_rows =
+        gram_of_result ? blas_gram_block_rows(C.cols, C.cols, Workspace<Device>::blas_gram_block_entries) : 0;
+    using Functor = CombineChunkBlas<decltype(ws.partial), decltype(ws.staging)>;
+    Kokkos::parallel_for("Sprocket::blocks::combine_blas", ws.range(0, ws.num_chunks),
+                         Functor{U.data(), blas_ld(U), Y.data(), blas_ld(Y), C.data.data(), C.rows, C.cols, alpha,
+                                 beta, n, chunk_rows, ws.stage_rows, views_overlap(U, Y),
+                                 ws.staging, gram_rows, ws.partial});
+    ws.space.fence();  // C lives in the caller
+    return true;
+  } else {
+    (void)ws, (void)alpha, (void)U, (void)C, (void)beta, (void)Y, (void)gram_of_result;
+    return false;
+  }
+}
+
 /// Y = alpha U C + beta Y (U n x k, C k x q on the host, Y n x q), accumulated in double (U C
 /// first, then scaled and added); beta == 0 does not read Y. On the host Y may share columns with
 /// U (in-place transforms of a block): each chunk stages a block of rows of the result before
@@ -274,6 +476,7 @@ void combine(const Workspace<Device>& ws, double alpha, const UView& U, const De
   SPROCKET_REQUIRE(entries <= ws.max_entries && q <= ws.max_cols, "blocks::combine: a ", k, " x ", q,
                    " coefficient matrix exceeds the workspace (", ws.max_entries, " entries, ", ws.max_cols,
                    " columns)");
+  if (combine_host_blas(ws, alpha, U, C, beta, Y, false)) return;
   for (int64_t e = 0; e < entries; ++e) ws.coefficients_host(e) = C.data[e];
   if (entries > 0) {
     Kokkos::deep_copy(ws.space, Kokkos::subview(ws.coefficients, std::make_pair(int64_t{0}, entries)),
@@ -338,6 +541,29 @@ void combine(const Workspace<Device>& ws, double alpha, const UView& U, const De
           }
         });
   }
+}
+
+/// combine(ws, alpha, U, C, beta, Y), then returns Y^T Y (q x q, symmetric): on the host BLAS
+/// path in the same parallel region (each chunk's Gram of the rows it has just written, while
+/// they are in cache: one region and one fence less per call), elsewhere as combine + gram.
+/// Y may overlap U as for combine.
+template <class Device, class UView, class YView>
+DenseMatrix combine_gram(const Workspace<Device>& ws, double alpha, const UView& U, const DenseMatrix& C, double beta,
+                         const YView& Y) {
+  const int64_t n = static_cast<int64_t>(U.extent(0));
+  const int k = C.rows, q = C.cols;
+  SPROCKET_REQUIRE(int64_t{k} * q <= ws.max_entries && int64_t{q} * q <= ws.max_entries && q <= ws.max_cols,
+                   "blocks::combine_gram: a ", k, " x ", q, " coefficient matrix exceeds the workspace (",
+                   ws.max_entries, " entries, ", ws.max_cols, " columns)");
+  if (n > 0 && q > 0 && combine_host_blas(ws, alpha, U, C, beta, Y, true)) {
+    reduce_partials(ws, int64_t{q} * q);
+    DenseMatrix G(q, q);
+    for (int j = 0; j < q; ++j)  // the upper triangle, mirrored: exactly symmetric
+      for (int i = 0; i <= j; ++i) G(i, j) = G(j, i) = ws.reduced_host(i + int64_t{j} * q);
+    return G;
+  }
+  combine(ws, alpha, U, C, beta, Y);
+  return gram(ws, Y, Y, true);
 }
 
 /// Copies the column numbers to the device (ws.index) and returns that view, for kernels that

@@ -30,6 +30,10 @@ void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, i
 void dgetri_(const int* n, double* a, const int* lda, const int* ipiv, double* work,
              const int* lwork, int* info);
 
+/// Solves A X = B (trans = 'N') with nrhs right-hand sides from dgetrf's factors.
+void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda, const int* ipiv,
+             double* b, const int* ldb, int* info, std::size_t trans_len);
+
 /// Cholesky factorization of a symmetric positive definite matrix (uplo = 'U': A = U^T U);
 /// info > 0 when the leading minor of that order is not positive definite.
 void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info, std::size_t uplo_len);

@@ -49,6 +49,7 @@
 #include "impl/blocks/dense_matrix.hpp"
 #include "impl/solvers/block_gmres_dense.hpp"
 #include "impl/solvers/block_gmres_kernels.hpp"
+#include "impl/solvers/solver_threads.hpp"
 
 namespace Sprocket {
 namespace Impl {
@@ -108,6 +109,8 @@ class BlockGmresSolver {
                      " (must be >= 0)");
     SPROCKET_REQUIRE(options.tol > 0 && is_finite(options.tol), "block_gmres: tol = ", options.tol,
                      " (must be positive and finite)");
+    SPROCKET_REQUIRE(options.single_thread_below >= 0, "block_gmres: single_thread_below = ",
+                     options.single_thread_below, " (must be >= 0; 0 = never)");
     n_ = n;
     p_ = static_cast<int>(X.extent(1));
     s_ = options.block_size == 0 ? p_ : std::min(options.block_size, p_);
@@ -350,9 +353,12 @@ class BlockGmresSolver {
       }
       const std::vector<double> before = diagonal_norms(ob.gram);
       if (pass == 0) ob.reference = before;
-      blocks::combine(workspace_, -1.0, Vb, G, 1.0, ob.B);
-      if (pass == 0) continue;  // the first pass always gets a second
-      ob.gram = blocks::gram(workspace_, ob.B, ob.B, true);
+      if (pass == 0) {  // the first pass always gets a second
+        blocks::combine(workspace_, -1.0, Vb, G, 1.0, ob.B);
+        continue;
+      }
+      // The update and B^T B after it in one pass over B (one parallel region on the host).
+      ob.gram = blocks::combine_gram(workspace_, -1.0, Vb, G, 1.0, ob.B);
       const std::vector<double> after = diagonal_norms(ob.gram);
       bool again = false;
       for (int c = 0; c < count; ++c) again = again || after[c] < block_reorthogonalization_ratio * before[c];
@@ -375,8 +381,7 @@ class BlockGmresSolver {
     // Q1 = B R1^{-1} into scratch, then Q = Q1 R2^{-1} into the basis (B itself for Arnoldi,
     // which the first product has finished reading).
     const multivector scratch = columns_of(W_, 0, count);
-    blocks::combine(workspace_, 1.0, ob.B, blocks::invert_upper(R1), 0.0, scratch);
-    const DenseMatrix gram2 = blocks::gram(workspace_, scratch, scratch, true);
+    const DenseMatrix gram2 = blocks::combine_gram(workspace_, 1.0, ob.B, blocks::invert_upper(R1), 0.0, scratch);
     // (the second Gram is far from the identity only through rounding trouble: B is intact)
     if (!blocks::cholesky_upper(gram2, cholesky_min_pivot_fraction, R2)) return false;
     blocks::combine(workspace_, 1.0, scratch, blocks::invert_upper(R2), 0.0, columns_of(V_, N, N + count));
@@ -698,8 +703,13 @@ BlockGmresResult block_gmres(
     const typename Impl::NonDeduced<Kokkos::View<const Scalar**, Kokkos::LayoutLeft, Device>>::type& B,
     const typename Impl::NonDeduced<Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>>::type& X,
     const BlockGmresOptions& options, const typename Impl::NonDeduced<Preconditioner<Scalar, Device>>::type* M) {
-  Impl::gmres::BlockGmresSolver<Scalar, Device> solver(space, A, B, X, options, M);
-  return solver.solve();
+  Impl::gmres::BlockGmresSolver<Scalar, Device> solver(space, A, B, X, options, M);  // validates
+  const int64_t p = static_cast<int64_t>(X.extent(1));
+  const int64_t s = options.block_size == 0 ? p : std::min<int64_t>(options.block_size, p);
+  const bool one_thread = Impl::solvers::runs_on_one_thread(space, A.num_rows(), s, options.single_thread_below);
+  BlockGmresResult result = Impl::solvers::run_solve(space, one_thread, [&] { return solver.solve(); });
+  result.single_thread = one_thread;
+  return result;
 }
 
 template <class Scalar, class Device>

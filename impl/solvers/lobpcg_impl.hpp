@@ -35,6 +35,7 @@
 #include "Sprocket_SolverCommon.hpp"
 #include "impl/solvers/lobpcg_dense.hpp"
 #include "impl/solvers/lobpcg_kernels.hpp"
+#include "impl/solvers/solver_threads.hpp"
 
 namespace Sprocket {
 namespace Impl {
@@ -43,6 +44,7 @@ namespace lobpcg {
 using blocks::all_finite;
 using blocks::column_dots;
 using blocks::combine;
+using blocks::combine_gram;
 using blocks::distance_from_identity;
 using blocks::fill_random;
 using blocks::first_nonfinite_column;
@@ -251,17 +253,28 @@ class Solver {
       const MV W = cols(S_, wb, wb + width);
       const MV MW = cols(MS_, wb, wb + width);
       // Without M, lengths before the projection tell whether one round is enough (below).
-      const std::vector<double> before = !M_ && round == 0 ? column_dots(ws_, W, W) : std::vector<double>();
-      DenseMatrix C = gram(ws_, MQ, W, false);
-      for (double& c : C.data) c = -c;
-      combine(ws_, 1.0, Q, C, 1.0, W);
+      std::vector<double> before;
+      DenseMatrix C, G;
       if (M_) {
+        C = gram(ws_, MQ, W, false);
+        for (double& c : C.data) c = -c;
+        combine(ws_, 1.0, Q, C, 1.0, W);
         if (round == 0)
           apply_M(W, MW);
         else
           combine(ws_, 1.0, MQ, C, 1.0, MW);
+        G = gram(ws_, W, MW, true);
+      } else {
+        // One product gives Q^T W and W^T W (W sits right after Q in S), and the update of W
+        // and its Gram matrix are one more pass (one parallel region each on the host).
+        const DenseMatrix T = gram(ws_, cols(S_, 0, wb + width), W, false);
+        C = DenseMatrix(wb, width);
+        for (int j = 0; j < width; ++j)
+          for (int a = 0; a < wb; ++a) C(a, j) = -T(a, j);
+        if (round == 0)
+          for (int j = 0; j < width; ++j) before.push_back(T(wb + j, j));
+        G = combine_gram(ws_, 1.0, Q, C, 1.0, W);
       }
-      const DenseMatrix G = gram(ws_, W, MW, true);
       if (!all_finite(G)) return -1;
       double conditioning = 0;
       const DenseMatrix T = orthonormalizing_transform(G, drop_ratio_, &conditioning);
@@ -549,13 +562,18 @@ LobpcgResult lobpcg(const typename Device::execution_space& space, const MultiVe
                    ")");
   SPROCKET_REQUIRE(options.max_iterations >= 0, "lobpcg: max_iterations must be >= 0 (got ", options.max_iterations,
                    ")");
+  SPROCKET_REQUIRE(options.single_thread_below >= 0, "lobpcg: single_thread_below must be >= 0, 0 = never (got ",
+                   options.single_thread_below, ")");
   const int m = Impl::lobpcg::block_size_for(options, n);
   SPROCKET_REQUIRE(X.extent(1) == 0 || (static_cast<int64_t>(X.extent(0)) == n &&
                                         static_cast<int64_t>(X.extent(1)) == options.nev),
                    "lobpcg: X is ", X.extent(0), " x ", X.extent(1), ", expected ", n, " x ", options.nev,
                    " (or extent(1) == 0 for a random start)");
   Impl::lobpcg::Solver<Scalar, Device> solver(space, A, M, T, options, n, m);
-  return solver.run(X);
+  const bool one_thread = Impl::solvers::runs_on_one_thread(space, n, m, options.single_thread_below);
+  LobpcgResult result = Impl::solvers::run_solve(space, one_thread, [&] { return solver.run(X); });
+  result.single_thread = one_thread;
+  return result;
 }
 
 template <class Scalar, class Device>

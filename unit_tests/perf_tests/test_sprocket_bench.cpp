@@ -1,5 +1,5 @@
 // sprocket-bench (perf_tests/sprocket_bench.cpp) as a user runs it: the JSON-lines contract of
-// perf_tests/README.md for every kernel (spmv, bsr, spmm, sddmm, spgemm, stream) on tiny generated
+// perf_tests/README.md for every kernel (spmv, bsr, spmm, sddmm, spgemm, stream, gram) on tiny generated
 // matrices (spgemm: also a small shared one) with --check and few repeats: every line a flat JSON object, the keys every line must have and their
 // value types (the integers without a fraction), the keys only our lines have (ratio_vs_<peer>,
 // chosen_kernel, decided_by, setup_seconds, ...), --check passing on every line, and the exit
@@ -713,6 +713,36 @@ TEST(SprocketBench, StreamJsonLines) {
   EXPECT_EQ(text(lines[1], "variant"), "triad");
 }
 
+TEST(SprocketBench, GramJsonLines) {
+  const bool host = offers_peer("gram", "dgemm");
+  const Output out = run_bench(std::string("--kernel gram --rows 300,37 --cols 3") + (host ? " --compare dgemm" : "") +
+                               quick);
+  ASSERT_EQ(out.status, 0) << out.out << out.err;
+  const std::vector<Object> lines = json_lines(out);
+  const std::set<std::string> ops{"gram", "gram_sym", "combine", "combine_inplace", "combine_gram"};
+  // Per (n, op): auto and kokkos, and the dgemm peer but for the fused op.
+  ASSERT_EQ(lines.size(), 2u * (5 * 2 + (host ? 4 : 0))) << out.out;
+  for (const Object& r : lines) {
+    EXPECT_EQ(text(r, "kernel"), "gram") << show(r);
+    EXPECT_EQ(ops.count(text(r, "op")), 1u) << show(r);
+    for (const char* key : {"seconds", "gflops", "gbps", "seconds_min", "seconds_max"}) expect_number(r, key);
+    for (const char* key : {"n", "p", "q", "repeat", "warmup", "concurrency"}) expect_integer(r, key);
+    for (const char* key : {"space", "blas"}) expect_string(r, key);
+    EXPECT_EQ(text(r, "check"), "true") << show(r);
+    EXPECT_TRUE(number(r, "n") == 300 || number(r, "n") == 37) << show(r);
+    EXPECT_EQ(number(r, "p"), 3) << show(r);
+    if (text(r, "impl") == "sprocket") {
+      const std::string v = text(r, "variant");
+      EXPECT_TRUE(v == "auto" || v == "kokkos") << show(r);
+      if (v == "kokkos") EXPECT_EQ(text(r, "path"), "kokkos") << show(r);
+      EXPECT_EQ(r.count("ratio_vs_dgemm"), host && text(r, "op") != "combine_gram" ? 1u : 0u) << show(r);
+    } else {
+      EXPECT_EQ(text(r, "impl"), "dgemm") << show(r);
+      EXPECT_EQ(text(r, "variant"), "default") << show(r);
+    }
+  }
+}
+
 // Kokkos::initialize prints its warnings with printf (OMP_PROC_BIND not set, as when a user
 // runs the binary without our build script's environment): they must go to stderr, not between
 // the records.
@@ -742,6 +772,8 @@ TEST(SprocketBench, BadUsageExitsTwoNamingTheProblem) {
       {"--kernel nope", "unknown kernel \"nope\""},
       {"--kernel spmv", "needs at least one --matrix"},
       {"--kernel stream --matrix gen:poisson2d:n=8", "takes no --matrix"},
+      {"--kernel gram --rows 0", "--rows needs an integer >= 1"},
+      {"--kernel gram --cols 4,x", "--cols needs an integer >= 1"},
       {"--kernel spmv --matrix gen:poisson2d:n=8 --variant fastest", "unknown spmv variant \"fastest\""},
       {"--kernel bsr --matrix gen:poisson2d:n=8 --variant fastest", "unknown bsr variant \"fastest\""},
       {"--kernel spmm --matrix gen:poisson2d:n=8 --variant fastest", "unknown spmm variant \"fastest\""},

@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "Sprocket_BlockGmres.hpp"
@@ -339,6 +340,40 @@ TEST(BlockGmres, RunsOnTheHostSpaces) {
 #endif
 }
 
+// Small problems run on the calling thread alone (single_thread_below): the same solve up to
+// rounding as on all threads, preconditioner included; 0 turns it off.
+TEST(BlockGmres, SingleThreadBelowGivesTheSameSolve) {
+  const HostCsr A = convection_diffusion(24, 0.3);  // 576 rows
+  const HostDense B = test::random_dense(A.num_rows, 3, 660);
+  BlockGmresOptions options;
+  options.block_size = 3;
+  options.restart = 15;
+  options.tol = 1e-10;
+  options.single_thread_below = 0;
+  const Solve threads = run_gmres(A, B, options, Precond::jacobi);
+  options.single_thread_below = A.num_rows * 3 + 1;
+  const Solve one = run_gmres(A, B, options, Precond::jacobi);
+  EXPECT_FALSE(threads.result.single_thread);
+  // One thread only where there are several to leave: Kokkos::OpenMP with more than one.
+  bool several = false;
+#ifdef KOKKOS_ENABLE_OPENMP
+  several = std::is_same_v<Device::execution_space, Kokkos::OpenMP> && Kokkos::OpenMP().concurrency() > 1;
+#endif
+  EXPECT_EQ(one.result.single_thread, several);
+  EXPECT_TRUE(converged_on_true_residual(A, B, threads, options.tol));
+  EXPECT_TRUE(converged_on_true_residual(A, B, one, options.tol));
+  EXPECT_NEAR(one.result.iterations, threads.result.iterations, 1);
+  double diff = 0, size = 0;
+  for (size_t i = 0; i < one.X.data.size(); ++i) {
+    diff = std::max(diff, std::fabs(one.X.data[i] - threads.X.data[i]));
+    size = std::max(size, std::fabs(threads.X.data[i]));
+  }
+  EXPECT_LE(diff, 1e-7 * size);
+  // At the threshold itself: all threads.
+  options.single_thread_below = A.num_rows * 3;
+  EXPECT_FALSE(run_gmres(A, B, options, Precond::none).result.single_thread);
+}
+
 TYPED_TEST(BlockGmres, RandomInitialGuess) {
   const HostCsr A = random_dominant(700, 5, 0.2, 700);
   const HostDense B = test::random_dense(A.num_rows, 2, 701);
@@ -583,6 +618,9 @@ TEST(BlockGmres, BadArgumentsThrow) {
   o = {};
   o.max_iterations = -1;
   expect_throw(o, B, X, "max_iterations -1");
+  o = {};
+  o.single_thread_below = -1;
+  expect_throw(o, B, X, "single_thread_below -1");
   expect_throw({}, MV("B", 49, 2), X, "B rows");
   expect_throw({}, B, MV("X", 50, 3), "X columns");
   const HostCsr rect = test::random_csr(50, 40, 3, 1801);

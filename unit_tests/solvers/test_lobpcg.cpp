@@ -14,6 +14,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "Sprocket_Crs.hpp"
@@ -879,6 +880,9 @@ TYPED_TEST(Lobpcg, RejectsBadArguments) {
   o = ok;
   o.max_iterations = -1;
   expect_invalid(o, 30, 2, nullptr, nullptr, "negative max_iterations");
+  o = ok;
+  o.single_thread_below = -1;
+  expect_invalid(o, 30, 2, nullptr, nullptr, "negative single_thread_below");
   expect_invalid(ok, 30, 3, nullptr, nullptr, "X with nev + 1 columns");
   expect_invalid(ok, 29, 2, nullptr, nullptr, "X with n - 1 rows");
 
@@ -892,6 +896,33 @@ TYPED_TEST(Lobpcg, RejectsBadArguments) {
   const auto op_rect = Sprocket::make_operator(Sprocket::SpmvPlan<Crs>(Sprocket::to_crs<Crs>(rect)));
   MVOf<double, Device> X("X", 30, 2);
   EXPECT_THROW(Sprocket::lobpcg(*op_rect, X, ok), Sprocket::InvalidArgument);
+}
+
+// Small problems run on the calling thread alone (single_thread_below): the same eigenpairs up
+// to rounding as on all threads; 0 turns it off.
+TEST(Lobpcg, SingleThreadBelowGivesTheSameEigenpairs) {
+  const HostCsr A = random_symmetric(600, 14.0, 910);
+  LobpcgOptions options;
+  options.nev = 4;
+  options.tol = 1e-9;
+  options.single_thread_below = 0;
+  const auto threads = solve(A, nullptr, true, options);
+  options.single_thread_below = 600 * 8;  // block 4 + 2 guards = 6 columns
+  const auto one = solve(A, nullptr, true, options);
+  EXPECT_FALSE(threads.result.single_thread);
+  bool several = false;
+#ifdef KOKKOS_ENABLE_OPENMP
+  several = std::is_same_v<DefaultDevice::execution_space, Kokkos::OpenMP> && Kokkos::OpenMP().concurrency() > 1;
+#endif
+  EXPECT_EQ(one.result.single_thread, several);
+  ASSERT_EQ(threads.result.status, SolverStatus::converged) << threads.result.message;
+  ASSERT_EQ(one.result.status, SolverStatus::converged) << one.result.message;
+  ASSERT_EQ(one.result.eigenvalues.size(), threads.result.eigenvalues.size());
+  for (size_t j = 0; j < one.result.eigenvalues.size(); ++j)
+    EXPECT_NEAR(one.result.eigenvalues[j], threads.result.eigenvalues[j],
+                1e-9 * std::fabs(threads.result.eigenvalues[j]));
+  options.single_thread_below = 600 * 6;  // at the threshold: all threads
+  EXPECT_FALSE(solve(A, nullptr, true, options).result.single_thread);
 }
 
 // =============================================================================================
