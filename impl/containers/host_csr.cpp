@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "Sprocket_Error.hpp"
+#include "Sprocket_Memory.hpp"
 
 namespace Sprocket {
 
@@ -43,6 +44,13 @@ HostCsr HostCsr::from_triplets(int64_t num_rows, int64_t num_cols,
                        num_cols < std::numeric_limits<int>::max(),
                    "from_triplets: ", num_rows, " x ", num_cols,
                    " does not fit 32-bit ordinals");
+  // What this builds at its peak, checked before any of it is allocated: a declared size (a
+  // Matrix Market header, a generator's parameters) may ask for far more than the entries need.
+  const int64_t nnz = static_cast<int64_t>(triplets.size());
+  const int64_t peak = (num_rows + 1) * 3 * static_cast<int64_t>(sizeof(int64_t)) +
+                       nnz * static_cast<int64_t>(sizeof(std::pair<int, double>) + sizeof(int) + sizeof(double));
+  require_host_memory(peak, "from_triplets: a " + std::to_string(num_rows) + " x " + std::to_string(num_cols) +
+                                " matrix with " + std::to_string(nnz) + " entries");
   HostCsr csr;
   csr.num_rows = num_rows;
   csr.num_cols = num_cols;

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "Sprocket_Error.hpp"
+#include "Sprocket_Memory.hpp"
 #include "Sprocket_Generators.hpp"
 
 namespace Sprocket {
@@ -37,6 +38,16 @@ namespace gen {
 namespace {
 
 constexpr int64_t kMaxOrdinal = std::numeric_limits<int>::max();  // exclusive, as from_triplets
+
+/// Checks a CSR of this size (row map, int columns, double values) against the host memory
+/// ceiling before a generator allocates it (Sprocket_Memory.hpp): parameters, like a file's size
+/// line, can ask for more than the machine holds.
+void require_csr_memory(const char* who, int64_t rows, int64_t cols, int64_t nnz) {
+  const int64_t bytes = (rows + 1) * static_cast<int64_t>(sizeof(int64_t)) +
+                        nnz * static_cast<int64_t>(sizeof(int) + sizeof(double));
+  require_host_memory(bytes, std::string(who) + ": a " + std::to_string(rows) + " x " + std::to_string(cols) +
+                                 " matrix with " + std::to_string(nnz) + " entries");
+}
 
 // ---------------------------------------------------------------------------------------------
 // Random numbers
@@ -183,6 +194,7 @@ HostCsr stencil_matrix(const Grid& grid, const std::vector<Offset>& offsets, dou
   HostCsr A;
   A.num_rows = A.num_cols = grid.nodes();
   const int64_t nnz = grid.stencil_pairs(offsets);
+  require_csr_memory("stencil generator", A.num_rows, A.num_cols, nnz);
   A.row_map.resize(A.num_rows + 1);
   A.entries.resize(nnz);
   A.values.resize(nnz);
@@ -220,6 +232,10 @@ HostCsr stencil_matrix(const Grid& grid, const std::vector<Offset>& offsets, dou
 template <class MakeStream>
 HostCsr csr_from_edge_stream(int64_t num_rows, int64_t num_cols, int64_t num_edges,
                              MakeStream&& make_stream, uint64_t value_seed) {
+  // The packed edges and the column slots live beside the CSR being built.
+  require_csr_memory("edge-stream generator", num_rows, num_cols,
+                     num_edges + num_edges * static_cast<int64_t>(sizeof(uint64_t) + sizeof(int)) /
+                                     static_cast<int64_t>(sizeof(int) + sizeof(double)));
   int bucket_bits = 12;
   while ((num_rows >> bucket_bits) >= 1024) ++bucket_bits;
   const int64_t rows_per_bucket = int64_t{1} << bucket_bits;
@@ -418,6 +434,7 @@ HostCsr elasticity3d(int64_t n, int dof, uint64_t seed) {
   HostCsr A;
   A.num_rows = A.num_cols = grid.nodes() * dof;
   const int64_t nnz = grid.stencil_pairs(offsets) * dof * dof;
+  require_csr_memory("elasticity3d", A.num_rows, A.num_cols, nnz);
   A.row_map.resize(A.num_rows + 1);
   A.entries.resize(nnz);
   A.values.resize(nnz);
@@ -497,6 +514,7 @@ HostCsr banded(int64_t n, int64_t half_bandwidth, double fill, uint64_t seed) {
 
   HostCsr A;
   A.num_rows = A.num_cols = n;
+  require_csr_memory("banded", n, n, reserve);
   A.row_map.resize(n + 1);
   A.entries.reserve(reserve);
   A.values.reserve(reserve);

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "Sprocket_Error.hpp"
+#include "Sprocket_Memory.hpp"
 #include "Sprocket_Operator.hpp"
 #include "Sprocket_Spgemm.hpp"
 #include "impl/spgemm/cuda/spgemm_cuda_schedule.hpp"
@@ -143,17 +144,7 @@ constexpr int64_t spgemm_bytes(int64_t count) {
 /// very large number when neither can be read. Reading /proc/meminfo costs about as much as a
 /// small product, so a reading is reused for spgemm_meminfo_refresh_ms (fresh: read now).
 inline constexpr int64_t spgemm_meminfo_refresh_ms = 200;
-inline int64_t spgemm_read_host_available_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key;
-  int64_t kib = 0;
-  std::string unit;
-  while (meminfo >> key >> kib >> unit)
-    if (key == "MemAvailable:") return kib * 1024;
-  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  if (pages > 0 && page > 0) return static_cast<int64_t>(pages) * page;
-  return std::numeric_limits<int64_t>::max() / 4;
-}
+inline int64_t spgemm_read_host_available_bytes() { return host_available_bytes(); }
 inline int64_t spgemm_host_available_bytes(bool fresh = false) {
   using clock = std::chrono::steady_clock;
   static std::mutex mutex;

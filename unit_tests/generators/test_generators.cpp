@@ -13,6 +13,7 @@
 #include "Sprocket_Error.hpp"
 #include "Sprocket_Generators.hpp"
 #include "Sprocket_HostMatrix.hpp"
+#include "Sprocket_Memory.hpp"
 
 namespace {
 
@@ -587,3 +588,22 @@ TEST(Generators, LoadMatrixOfMissingFileThrowsSprocketError) {
 }
 
 }  // namespace
+
+// Generator parameters are checked against the host memory ceiling before anything is allocated
+// (Sprocket_Memory.hpp): under a 10 MB limit a 1e6-row Poisson (91 MB), an rmat graph and a
+// banded matrix are refused with the bytes they need; lifting the limit builds them again.
+TEST(Generators, SizesBeyondTheMemoryCeilingAreRefused) {
+  Sprocket::set_host_memory_limit(10 << 20);
+  for (const char* spec : {"gen:poisson3d:n=100", "gen:elasticity:n=30,dof=3", "gen:rmat:scale=18,ef=16",
+                           "gen:uniform:n=1000000,avg=16", "gen:banded:n=1000000,bw=8"}) {
+    try {
+      Sprocket::gen::from_spec(spec);
+      ADD_FAILURE() << spec << " built under a 10 MB limit";
+    } catch (const Sprocket::ResourceError& e) {
+      EXPECT_GT(e.bytes_needed(), 10 << 20) << spec;
+      EXPECT_EQ(e.bytes_available(), 10 << 20) << spec;
+    }
+  }
+  Sprocket::set_host_memory_limit(0);
+  EXPECT_EQ(Sprocket::gen::from_spec("gen:poisson3d:n=100").num_rows, 1000000);
+}

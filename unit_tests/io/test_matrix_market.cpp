@@ -22,6 +22,7 @@
 #include "Sprocket_Error.hpp"
 #include "Sprocket_HostMatrix.hpp"
 #include "Sprocket_MatrixMarket.hpp"
+#include "Sprocket_Memory.hpp"
 
 namespace fs = std::filesystem;
 using Sprocket::HostCsr;
@@ -726,6 +727,44 @@ TEST(MatrixMarketBroken, FileFromTheDataFolderNamesItsPath) {
   const std::string path = std::string(SPROCKET_TEST_DATA) + "/io/data/bad_index.mtx";
   EXPECT_TRUE(parse_error_at([&] { read_matrix_market(path); }, path, 5,
                              "column index 4 out of range [1, 3]"));
+}
+
+// Issue 19: a 78-byte file declaring 2e9 x 2e9 made a reader grow to 24 GB. Its CSR needs
+// (rows + 1) x 24 bytes at the peak, far more than any test machine has: refused by
+// ResourceError, with the bytes, before anything that size is allocated.
+TEST(MatrixMarketBroken, HostileSizeIsRefusedBeforeAllocating) {
+  const std::string path = std::string(SPROCKET_TEST_DATA) + "/io/data/hostile_size.mtx";
+  // On a machine with more than 48 GB available the file would fit: cap it as a user would.
+  const bool huge_host = Sprocket::host_available_bytes() > 40000000000LL;
+  if (huge_host) Sprocket::set_host_memory_limit(16LL << 30);
+  try {
+    read_matrix_market(path);
+    FAIL() << "a 2e9 x 2e9 matrix was read";
+  } catch (const Sprocket::ResourceError& e) {
+    EXPECT_GE(e.bytes_needed(), 2000000000LL * 24) << e.what();
+    EXPECT_LT(e.bytes_available(), e.bytes_needed());
+    EXPECT_NE(std::string(e.what()).find("2000000000 x 2000000000 matrix with 1 entries"), std::string::npos) << e.what();
+  }
+  if (huge_host) Sprocket::set_host_memory_limit(0);
+}
+
+// The caller's ceiling applies to honest files too, and 0 lifts it again.
+TEST(MatrixMarketRead, HostMemoryLimitIsHonoured) {
+  const std::string text = "%%MatrixMarket matrix coordinate real general\n1000000 1000000 1\n7 7 1.5\n";
+  Sprocket::set_host_memory_limit(1 << 20);
+  try {
+    read_matrix_market_string(text);
+    ADD_FAILURE() << "24 MB read under a 1 MiB limit";
+  } catch (const Sprocket::ResourceError& e) {
+    EXPECT_EQ(e.bytes_available(), 1 << 20);
+    EXPECT_NE(std::string(e.what()).find("memory limit"), std::string::npos) << e.what();
+  }
+  Sprocket::set_host_memory_limit(0);
+  EXPECT_EQ(Sprocket::host_memory_limit(), 0);
+  const Sprocket::HostCsr A = read_matrix_market_string(text);
+  EXPECT_EQ(A.num_rows, 1000000);
+  EXPECT_EQ(A.nnz(), 1);
+  EXPECT_THROW(Sprocket::set_host_memory_limit(-1), Sprocket::InvalidArgument);
 }
 
 class MatrixMarketBrokenGzip : public ::testing::Test {
