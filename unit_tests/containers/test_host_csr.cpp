@@ -4,6 +4,7 @@
 
 #include "Sprocket_Crs.hpp"
 #include "Sprocket_Error.hpp"
+#include "Sprocket_Validate.hpp"
 #include "sprocket_test_types.hpp"
 #include "sprocket_test_utils.hpp"
 
@@ -102,4 +103,38 @@ TYPED_TEST(CrsConversion, InvalidHostMatrixIsRejected) {
   HostCsr host = test::csr_from_dense(2, 2, {1, 0, 0, 1});
   host.entries[1] = 7;
   EXPECT_THROW(to_crs<TypeParam>(host), InvalidArgument);
+}
+
+// Sprocket::validate on CrsMatrix: valid matrices (also unsorted, duplicates, 0 x 0) pass; every
+// broken invariant throws with its sizes (a row map of the wrong length Kokkos Kernels' own
+// constructor already refuses).
+TEST(CrsValidate, NamesTheBrokenInvariant) {
+  using Crs = KokkosSparse::CrsMatrix<double, int, Kokkos::DefaultHostExecutionSpace::device_type, void, int>;
+  using RowMap = Kokkos::View<int*, Kokkos::DefaultHostExecutionSpace::device_type>;
+  using Entries = Kokkos::View<int*, Kokkos::DefaultHostExecutionSpace::device_type>;
+  using Values = Kokkos::View<double*, Kokkos::DefaultHostExecutionSpace::device_type>;
+  auto make = [](int rows, int cols, std::vector<int> rm, std::vector<int> en) {
+    RowMap r("r", rm.size());
+    Entries e("e", en.size());
+    Values v("v", en.size());
+    for (size_t i = 0; i < rm.size(); ++i) r(i) = rm[i];
+    for (size_t i = 0; i < en.size(); ++i) e(i) = en[i];
+    return Crs("A", rows, cols, static_cast<int>(en.size()), v, r, e);
+  };
+  auto message = [](const Crs& A) -> std::string {
+    try {
+      Sprocket::validate(A);
+    } catch (const Sprocket::InvalidArgument& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(message(make(2, 3, {0, 2, 3}, {2, 0, 2})), "");  // unsorted, fine
+  EXPECT_EQ(message(make(2, 3, {0, 2, 2}, {1, 1})), "");     // duplicates, fine
+  EXPECT_EQ(message(Crs()), "");                             // default: 0 x 0
+  EXPECT_NE(message(make(2, 3, {1, 2, 2}, {1, 1})).find("row_map(0) = 1"), std::string::npos);
+  EXPECT_NE(message(make(2, 3, {0, 2, 1}, {1, 1})).find("decreases at row 1 (2 > 1)"), std::string::npos);
+  EXPECT_NE(message(make(2, 3, {0, 1, 3}, {1, 1})).find("row_map(2) = 3 but there are 2 column indices"), std::string::npos);
+  EXPECT_NE(message(make(2, 3, {0, 1, 2}, {1, 3})).find("column index 3 at position 1 outside [0, 3)"), std::string::npos);
+  EXPECT_NE(message(make(2, 3, {0, 1, 2}, {-1, 0})).find("column index -1 at position 0"), std::string::npos);
 }
