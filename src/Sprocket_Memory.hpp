@@ -20,9 +20,12 @@ namespace Sprocket {
 void set_host_memory_limit(int64_t bytes);
 /// The limit in force: set_host_memory_limit's, else SPROCKET_MEMORY_LIMIT's, else 0.
 int64_t host_memory_limit();
-/// The host's available memory now (MemAvailable; free pages where /proc/meminfo is missing).
-int64_t host_available_bytes();
-/// Throws ResourceError("<what>: needs N bytes, more than ...") when bytes exceeds the ceiling.
+/// The host's available memory (MemAvailable; free pages where /proc/meminfo is missing). Reading
+/// /proc/meminfo costs about as much as a small SpGEMM, so a reading is reused for 200 ms unless
+/// `fresh`. Thread-safe.
+int64_t host_available_bytes(bool fresh = false);
+/// Throws ResourceError("<what>: needs N bytes, more than ...") when bytes exceeds the ceiling
+/// (a refusal is decided on a fresh reading, never on a reused one).
 void require_host_memory(int64_t bytes, const std::string& what);
 
 }  // namespace Sprocket

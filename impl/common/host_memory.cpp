@@ -2,10 +2,12 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <mutex>
 #include <string>
 
 #include "Sprocket_Error.hpp"
@@ -41,6 +43,17 @@ int64_t environment_limit() {
   return static_cast<int64_t>(value * scale);
 }
 
+int64_t read_host_available_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key, unit;
+  int64_t kib = 0;
+  while (meminfo >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024;
+  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) return static_cast<int64_t>(pages) * page;
+  return std::numeric_limits<int64_t>::max() / 4;
+}
+
 }  // namespace
 
 void set_host_memory_limit(int64_t bytes) {
@@ -53,19 +66,25 @@ int64_t host_memory_limit() {
   return set != unset ? set : environment_limit();
 }
 
-int64_t host_available_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string key, unit;
-  int64_t kib = 0;
-  while (meminfo >> key >> kib >> unit)
-    if (key == "MemAvailable:") return kib * 1024;
-  const long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  if (pages > 0 && page > 0) return static_cast<int64_t>(pages) * page;
-  return std::numeric_limits<int64_t>::max() / 4;
+int64_t host_available_bytes(bool fresh) {
+  using clock = std::chrono::steady_clock;
+  static std::mutex mutex;
+  static int64_t bytes = 0;
+  static clock::time_point when;
+  std::lock_guard<std::mutex> lock(mutex);
+  const clock::time_point now = clock::now();
+  if (fresh || bytes == 0 || now - when > std::chrono::milliseconds(200)) {
+    bytes = read_host_available_bytes();
+    when = now;
+  }
+  return bytes;
 }
 
 void require_host_memory(int64_t bytes, const std::string& what) {
-  const int64_t available = host_available_bytes(), limit = host_memory_limit();
+  const int64_t limit = host_memory_limit();
+  int64_t available = host_available_bytes();
+  // A refusal for lack of memory is decided on a fresh reading (the reused one may be stale).
+  if (bytes > available && !(limit > 0 && bytes > limit)) available = host_available_bytes(true);
   const int64_t ceiling = limit > 0 && limit < available ? limit : available;
   if (bytes <= ceiling) return;
   const std::string source = limit > 0 && limit < available ? " (the memory limit: set_host_memory_limit or SPROCKET_MEMORY_LIMIT)"

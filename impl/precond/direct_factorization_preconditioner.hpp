@@ -52,13 +52,8 @@ class DirectFactorizationPreconditioner final : public Preconditioner<Scalar, De
   /// update_values succeeds.
   template <class CrsType>
   void update_values(const CrsType& A) {
-    HostCsr S = to_host_csr(A);
-    S.validate();
-    sum_duplicates(S);
-    SPROCKET_REQUIRE(S.num_rows == num_rows() && S.num_cols == num_cols(),
-                     "DirectFactorizationPreconditioner::update_values: A is ", S.num_rows, " x ", S.num_cols,
-                     " but the preconditioner is ", num_rows(), " x ", num_cols());
-    factorization_->refactor(S, who());
+    factorization_->refactor(
+        Impl::precond::summed_host_copy_of_size(A, num_rows(), "DirectFactorizationPreconditioner"), who());
   }
 
   using base::apply;  // the execution-space overload
@@ -163,14 +158,15 @@ class DirectFactorizationPreconditioner final : public Preconditioner<Scalar, De
 namespace Impl {
 namespace precond {
 
-/// A on the host, rows sorted and duplicates summed, for the factorizations.
+/// make_cholesky and make_lu: A on the host (rows sorted, duplicates summed) factored by `method`.
 template <class CrsType>
-HostCsr direct_factorization_input(const CrsType& A, const char* who) {
+std::shared_ptr<DirectFactorizationPreconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
+make_direct_factorization(DirectFactorization::Method method, const CrsType& A, const DirectFactorizationOptions& options,
+                          const char* who) {
+  using Scalar = typename CrsType::non_const_value_type;
+  using Device = typename CrsType::device_type;
   SPROCKET_REQUIRE(A.numRows() == A.numCols(), who, ": A must be square, it is ", A.numRows(), " x ", A.numCols());
-  HostCsr S = to_host_csr(A);
-  S.validate();
-  sum_duplicates(S);
-  return S;
+  return std::make_shared<DirectFactorizationPreconditioner<Scalar, Device>>(method, summed_host_copy(A), options, who);
 }
 
 }  // namespace precond
@@ -179,22 +175,14 @@ HostCsr direct_factorization_input(const CrsType& A, const char* who) {
 template <class CrsType, std::enable_if_t<is_crs_matrix_v<CrsType>, int>>
 std::shared_ptr<DirectFactorizationPreconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
 make_cholesky(const CrsType& A, const DirectFactorizationOptions& options) {
-  using Scalar = typename CrsType::non_const_value_type;
-  using Device = typename CrsType::device_type;
-  const char* who = "make_cholesky";
-  return std::make_shared<DirectFactorizationPreconditioner<Scalar, Device>>(
-      Impl::precond::DirectFactorization::Method::cholesky, Impl::precond::direct_factorization_input(A, who),
-      options, who);
+  return Impl::precond::make_direct_factorization(Impl::precond::DirectFactorization::Method::cholesky, A, options,
+                                                  "make_cholesky");
 }
 
 template <class CrsType, std::enable_if_t<is_crs_matrix_v<CrsType>, int>>
 std::shared_ptr<DirectFactorizationPreconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
 make_lu(const CrsType& A, const DirectFactorizationOptions& options) {
-  using Scalar = typename CrsType::non_const_value_type;
-  using Device = typename CrsType::device_type;
-  const char* who = "make_lu";
-  return std::make_shared<DirectFactorizationPreconditioner<Scalar, Device>>(
-      Impl::precond::DirectFactorization::Method::lu, Impl::precond::direct_factorization_input(A, who), options, who);
+  return Impl::precond::make_direct_factorization(Impl::precond::DirectFactorization::Method::lu, A, options, "make_lu");
 }
 
 }  // namespace Sprocket

@@ -79,12 +79,7 @@ class IncompleteLuPreconditioner final : public Preconditioner<Scalar, Device> {
   /// throws): the numeric factorization again, orderings and pattern kept.
   template <class CrsType>
   void update_values(const CrsType& A) {
-    HostCsr S = to_host_csr(A);
-    S.validate();
-    sum_duplicates(S);
-    SPROCKET_REQUIRE(S.num_rows == num_rows() && S.num_cols == num_cols(),
-                     "IncompleteLuPreconditioner::update_values: A is ", S.num_rows, " x ", S.num_cols,
-                     " but the preconditioner is ", num_rows(), " x ", num_cols());
+    const HostCsr S = Impl::precond::summed_host_copy_of_size(A, num_rows(), "IncompleteLuPreconditioner");
     refactor(Impl::precond::permuted_scaled_copy(S, base_ordering_));
   }
 
@@ -286,9 +281,7 @@ make_incomplete_lu(const CrsType& A, const IncompleteLuOptions& options) {
   const char* who = "make_incomplete_lu";
   SPROCKET_REQUIRE(A.numRows() == A.numCols(), who, ": A must be square, it is ", A.numRows(), " x ", A.numCols());
   SPROCKET_REQUIRE(options.level >= 0, who, ": level = ", options.level, " (must be >= 0)");
-  HostCsr S = to_host_csr(A);
-  S.validate();
-  sum_duplicates(S);
+  const HostCsr S = Impl::precond::summed_host_copy(A);
   Impl::precond::LuOrdering ordering = Impl::precond::incomplete_lu_ordering(S, options, who);
   const HostCsr B = Impl::precond::permuted_scaled_copy(S, ordering);
   return std::make_shared<IncompleteLuPreconditioner<Scalar, Device>>(std::move(ordering), B, options, S.nnz());

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include "Sprocket_Crs.hpp"
+#include "Sprocket_CsrUtils.hpp"
 #include "Sprocket_Error.hpp"
 #include "impl/precond/precond_kernels.hpp"
 
@@ -19,6 +21,24 @@ void check_apply(const char* who, int64_t n, const XView& X, const YView& Y) {
                    ": the preconditioner is ", n, " x ", n, " but X has ", X.extent(0), " rows and Y has ",
                    Y.extent(0));
   SPROCKET_REQUIRE(X.extent(1) == Y.extent(1), who, ": X has ", X.extent(1), " columns but Y has ", Y.extent(1));
+}
+
+/// A on the host, checked (HostCsr::validate), rows sorted and duplicates summed: what every
+/// host factorization and hierarchy setup starts from.
+template <class CrsType>
+HostCsr summed_host_copy(const CrsType& A) {
+  HostCsr S = to_host_csr(A);
+  S.validate();
+  sum_duplicates(S);
+  return S;
+}
+
+/// summed_host_copy for update_values: A must be n x n, the preconditioner's size (`who` names it).
+template <class CrsType>
+HostCsr summed_host_copy_of_size(const CrsType& A, int64_t n, const std::string& who) {
+  SPROCKET_REQUIRE(A.numRows() == n && A.numCols() == n, who, "::update_values: A is ", A.numRows(), " x ",
+                   A.numCols(), " but the preconditioner is ", n, " x ", n);
+  return summed_host_copy(A);
 }
 
 /// D^{-1} of a square CRS matrix as a View on its device. Throws InvalidArgument naming the

@@ -16,19 +16,15 @@
 //    portable batches), filled by that backend.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <iomanip>
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include <unistd.h>
 
 #include "Sprocket_Error.hpp"
 #include "Sprocket_Memory.hpp"
@@ -139,25 +135,6 @@ constexpr int64_t spgemm_bytes(int64_t count) {
 
 // ------------------------------------------------------------------------------------------------
 // Memory
-
-/// The host's available memory: MemAvailable of /proc/meminfo, else free pages (sysconf); a
-/// very large number when neither can be read. Reading /proc/meminfo costs about as much as a
-/// small product, so a reading is reused for spgemm_meminfo_refresh_ms (fresh: read now).
-inline constexpr int64_t spgemm_meminfo_refresh_ms = 200;
-inline int64_t spgemm_read_host_available_bytes() { return host_available_bytes(); }
-inline int64_t spgemm_host_available_bytes(bool fresh = false) {
-  using clock = std::chrono::steady_clock;
-  static std::mutex mutex;
-  static int64_t bytes = 0;
-  static clock::time_point when;
-  std::lock_guard<std::mutex> lock(mutex);
-  const clock::time_point now = clock::now();
-  if (fresh || bytes == 0 || now - when > std::chrono::milliseconds(spgemm_meminfo_refresh_ms)) {
-    bytes = spgemm_read_host_available_bytes();
-    when = now;
-  }
-  return bytes;
-}
 
 /// The limit every phase is checked against: the smaller of what the device can hold
 /// (device_bytes) and the user's limit (0: none).

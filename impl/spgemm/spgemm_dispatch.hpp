@@ -81,7 +81,7 @@ int64_t spgemm_device_available_bytes() {
 #ifdef KOKKOS_ENABLE_CUDA
   if constexpr (is_cuda_space_v<ExecSpace>) return cuda::spgemm_device_free_bytes(ExecSpace());
 #endif
-  return spgemm_host_available_bytes();
+  return host_available_bytes();
 }
 
 /// Options with the backend's default thresholds filled in.

@@ -27,6 +27,8 @@
 #include <string>
 #include <vector>
 
+#include "solvers/lobpcg_reference.hpp"
+
 namespace {
 
 struct Output {
@@ -90,6 +92,20 @@ std::vector<double> json_numbers(const std::string& array) {
     pos = start + used;
   }
   return v;
+}
+
+/// The JSON's eigenvalues match `expected` to `relative` and every residual is at most
+/// `residual_tol` (label: what the failure messages name).
+void expect_eigenpairs(const std::string& json, const std::vector<double>& expected, double relative,
+                       double residual_tol, const std::string& label) {
+  const std::vector<double> eigenvalues = json_numbers(json_field(json, "eigenvalues"));
+  const std::vector<double> residuals = json_numbers(json_field(json, "residuals"));
+  ASSERT_EQ(eigenvalues.size(), expected.size()) << json;
+  ASSERT_EQ(residuals.size(), expected.size()) << json;
+  for (size_t j = 0; j < expected.size(); ++j) {
+    EXPECT_NEAR(eigenvalues[j], expected[j], relative * expected[j]) << label << ", pair " << j;
+    EXPECT_LE(residuals[j], residual_tol) << label << ", pair " << j;
+  }
 }
 
 /// Eigenvalues of the 5-point Laplacian on an n x n grid, ascending.
@@ -156,14 +172,7 @@ TEST(SprocketSolve, LobpcgJsonMatchesTheLaplacianSpectrum) {
     const std::string json = last_line(out.text);
     EXPECT_EQ(json_field(json, "solver"), "\"lobpcg\"") << json;
     EXPECT_EQ(json_field(json, "converged"), "true") << json;
-    const std::vector<double> eigenvalues = json_numbers(json_field(json, "eigenvalues"));
-    const std::vector<double> residuals = json_numbers(json_field(json, "residuals"));
-    ASSERT_EQ(eigenvalues.size(), c.expected.size()) << json;
-    ASSERT_EQ(residuals.size(), c.expected.size()) << json;
-    for (size_t j = 0; j < c.expected.size(); ++j) {
-      EXPECT_NEAR(eigenvalues[j], c.expected[j], 1e-9 * c.expected[j]) << c.args << ", pair " << j;
-      EXPECT_LE(residuals[j], 1e-8) << c.args << ", pair " << j;
-    }
+    expect_eigenpairs(json, c.expected, 1e-9, 1e-8, c.args);
   }
 }
 
@@ -232,14 +241,7 @@ TEST(SprocketSolve, LobpcgWithDirectFactorizationsMatchesThePoissonSpectrum) {
     const std::string json = last_line(out.text);
     EXPECT_EQ(json_field(json, "converged"), "true") << json;
     EXPECT_NEAR(std::stod(json_field(json, c.key)), c.shift, 1e-15) << json;
-    const std::vector<double> eigenvalues = json_numbers(json_field(json, "eigenvalues"));
-    const std::vector<double> residuals = json_numbers(json_field(json, "residuals"));
-    ASSERT_EQ(eigenvalues.size(), c.expected.size()) << json;
-    ASSERT_EQ(residuals.size(), c.expected.size()) << json;
-    for (size_t j = 0; j < c.expected.size(); ++j) {
-      EXPECT_NEAR(eigenvalues[j], c.expected[j], 1e-9 * c.expected[j]) << c.args << ", pair " << j;
-      EXPECT_LE(residuals[j], 1e-8) << c.args << ", pair " << j;
-    }
+    expect_eigenpairs(json, c.expected, 1e-9, 1e-8, c.args);
   }
   // The text names the operator and the transformation.
   const Output text = run_solve("--matrix gen:poisson3d:n=6 --solver lobpcg --nev 2 --shift-invert 0");
@@ -253,38 +255,6 @@ TEST(SprocketSolve, LobpcgWithDirectFactorizationsMatchesThePoissonSpectrum) {
   EXPECT_NE(inside.text.find("is not positive definite"), std::string::npos) << inside.text;
 }
 
-/// SciPy's eigsh (lobpcg_reference.py) for shared matrices: name -> the `count` smallest.
-std::map<std::string, std::vector<double>> eigsh_smallest(const std::vector<std::string>& names, int count,
-                                                          std::string* error) {
-  std::string command = "/usr/bin/python3 " SPROCKET_TEST_DATA "/solvers/lobpcg_reference.py " + std::to_string(count);
-  for (const auto& name : names) command += " " SPROCKET_SHARED_MATRICES "/" + name + ".mtx.gz";
-  std::map<std::string, std::vector<double>> smallest;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) {
-    *error = "could not start " + command;
-    return smallest;
-  }
-  std::string output;
-  char buffer[4096];
-  while (fgets(buffer, sizeof buffer, pipe)) output += buffer;
-  const int status = pclose(pipe);
-  std::istringstream lines(output);
-  std::string line;
-  while (std::getline(lines, line)) {
-    std::istringstream is(line);
-    std::string path, end;
-    is >> path >> end;
-    std::vector<double> v;
-    double x;
-    while (is >> x) v.push_back(x);
-    for (const auto& name : names)
-      if (end == "smallest" && path == SPROCKET_SHARED_MATRICES "/" + name + ".mtx.gz") smallest[name] = v;
-  }
-  if (status != 0 || smallest.size() != names.size())
-    *error = "SciPy reference failed (exit status " + std::to_string(status) + "): " + command + "\n" + output;
-  return smallest;
-}
-
 // Shift-invert about 0 with CHOLMOD on the hardest shared SPD matrix (bcsstk13, condition 1e10,
 // where LOBPCG with incomplete Cholesky needs about 100 iterations) and on 1138_bus: the 5
 // smallest eigenvalues agree with eigsh to 1e-8, the residuals on A meet the tolerance.
@@ -295,9 +265,8 @@ TEST(SprocketSolve, SharedShiftInvertMatchesEigsh) {
     FAIL() << "shared matrix folder " << SPROCKET_SHARED_MATRICES << " is missing";
   }
   const std::vector<std::string> names{"bcsstk13", "1138_bus"};
-  std::string error;
-  const auto reference = eigsh_smallest(names, 5, &error);
-  ASSERT_TRUE(error.empty()) << error;
+  const Sprocket::test::EigshReference reference = Sprocket::test::eigsh_reference(names, 5);
+  ASSERT_TRUE(reference.error.empty()) << reference.error;
   for (const auto& name : names) {
     const Output out = run_solve(std::string("--matrix " SPROCKET_SHARED_MATRICES "/") + name +
                                  ".mtx.gz --solver lobpcg --nev 5 --shift-invert 0 --tol 1e-8 --json");
@@ -305,14 +274,7 @@ TEST(SprocketSolve, SharedShiftInvertMatchesEigsh) {
     const std::string json = last_line(out.text);
     EXPECT_EQ(json_field(json, "which"), "\"nearest_above_shift\"") << json;
     EXPECT_EQ(json_field(json, "shift_invert"), "0") << json;
-    const std::vector<double> eigenvalues = json_numbers(json_field(json, "eigenvalues"));
-    const std::vector<double> residuals = json_numbers(json_field(json, "residuals"));
-    const std::vector<double>& expected = reference.at(name);
-    ASSERT_EQ(eigenvalues.size(), expected.size()) << json;
-    for (size_t j = 0; j < expected.size(); ++j) {
-      EXPECT_NEAR(eigenvalues[j], expected[j], 1e-8 * expected[j]) << name << ", pair " << j;
-      EXPECT_LE(residuals[j], 1e-7) << name << ", pair " << j;
-    }
+    expect_eigenpairs(json, reference.values.at(name).at("smallest"), 1e-8, 1e-7, name);
   }
 }
 

@@ -25,6 +25,7 @@
 #include "Sprocket_Spmv.hpp"
 #include "impl/blocks/lapack.hpp"
 #include "impl/solvers/lobpcg_dense.hpp"
+#include "solvers/lobpcg_reference.hpp"
 #include "sprocket_test_types.hpp"
 #include "sprocket_test_utils.hpp"
 
@@ -283,42 +284,11 @@ std::string matrix_path(const std::string& name) {
   return std::string(SPROCKET_SHARED_MATRICES) + "/" + name + ".mtx.gz";
 }
 
-struct ScipyReference {
-  std::map<std::string, std::map<std::string, std::vector<double>>> values;  // name -> end -> 10 values
-  std::string error;                                                          // empty when it worked
-};
+using ScipyReference = Sprocket::test::EigshReference;
 
+/// eigsh's 10 smallest and largest of every shared matrix here, computed once per process.
 const ScipyReference& scipy_reference() {
-  static const ScipyReference reference = [] {
-    ScipyReference ref;
-    std::string command = "/usr/bin/python3 " SPROCKET_TEST_DATA "/solvers/lobpcg_reference.py 10";
-    for (const auto& name : shared_matrices()) command += " " + matrix_path(name);
-    command += " 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    if (!pipe) {
-      ref.error = "could not start " + command;
-      return ref;
-    }
-    std::string output;
-    char buffer[4096];
-    while (fgets(buffer, sizeof buffer, pipe)) output += buffer;
-    const int status = pclose(pipe);
-    std::istringstream lines(output);
-    std::string line;
-    while (std::getline(lines, line)) {
-      std::istringstream is(line);
-      std::string path, end;
-      is >> path >> end;
-      std::vector<double> v;
-      double x;
-      while (is >> x) v.push_back(x);
-      for (const auto& name : shared_matrices())
-        if (path == matrix_path(name) && v.size() == 10) ref.values[name][end] = v;
-    }
-    if (status != 0 || ref.values.size() != shared_matrices().size())
-      ref.error = "SciPy reference failed (exit status " + std::to_string(status) + "): " + command + "\n" + output;
-    return ref;
-  }();
+  static const ScipyReference reference = Sprocket::test::eigsh_reference(shared_matrices(), 10);
   return reference;
 }
 
