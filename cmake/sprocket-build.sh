@@ -19,8 +19,12 @@
 #   CCACHE_DIR           compiler cache (default $SPROCKET_DEPS_DIR/ccache, outside the checkout, so
 #                        a fresh clone on the same machine reuses the objects of earlier builds)
 set -euo pipefail
-CONFIG="${1:?usage: sprocket-build.sh <host|cuda> <action>}"
-ACTION="${2:?usage: sprocket-build.sh <host|cuda> <action>}"
+CONFIG="${1:?usage: sprocket-build.sh <host|cuda|sanitize> <action>}"
+ACTION="${2:?usage: sprocket-build.sh <host|cuda|sanitize> <action>}"
+# sanitize: the host configuration (same Kokkos) built with AddressSanitizer and
+# UndefinedBehaviorSanitizer into build/sanitize.
+DEPS_CONFIG="$CONFIG"
+[[ "$CONFIG" == sanitize ]] && DEPS_CONFIG=host
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 JOBS="${SPROCKET_JOBS:-$(nproc)}"
 say() { echo "sprocket: $*" >&2; }
@@ -36,7 +40,7 @@ if [[ -n "${KOKKOS_PREFIX:-}" ]]; then
   PREFIX="$KOKKOS_PREFIX"
   say "using Kokkos install at $PREFIX"
 else
-  PREFIX="$(bash "$ROOT/cmake/sprocket-deps.sh" "$CONFIG" | tail -1)"
+  PREFIX="$(bash "$ROOT/cmake/sprocket-deps.sh" "$DEPS_CONFIG" | tail -1)"
 fi
 
 BUILD="$ROOT/build/$CONFIG"
@@ -60,6 +64,18 @@ if [[ "$CONFIG" == cuda ]]; then
   else
     cmake_args+=(-DSPROCKET_CUDA_TEST_SUBSET=OFF)
   fi
+fi
+if [[ "$CONFIG" == sanitize ]]; then
+  # -O1 keeps the sanitized suite within a few times the plain one's run time; every UBSan finding
+  # aborts (a failed test, not a log line). Kokkos' own libraries are not instrumented. The fuzz
+  # targets have their own sanitizers, the benchmarks are not tests.
+  flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+  cmake_args+=("-DCMAKE_CXX_FLAGS=$flags" "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined"
+               "-DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=address,undefined" "-DCMAKE_CXX_FLAGS_RELEASE=-O1"
+               -DSPROCKET_ENABLE_FUZZ=OFF -DSPROCKET_CUDA_EMULATION_ASAN=OFF)
+  export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
+  export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$ROOT/cmake/lsan-suppressions.txt}"
+  export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 fi
 # The AddressSanitizer copies of the emulated CUDA kernel tests only when asked for (they double
 # those tests' compile time).
@@ -97,6 +113,14 @@ case "$ACTION" in
     build sprocket-benchmarks ;;
   build|cuda-subset)
     build ;;
+  fuzz)
+    # Long runs of every fuzz target: SPROCKET_FUZZ_RUNS executions each (default 10^6), two at a
+    # time; new corpus units and findings under build/host/fuzz-long/<target>/.
+    build sprocket_fuzz
+    runs="${SPROCKET_FUZZ_RUNS:-1000000}"
+    printf '%s\n' fuzz_matrix_market fuzz_matrix_market_gzip fuzz_gen_spec fuzz_csr_to_bsr fuzz_solve_args \
+        fuzz_bench_args |
+      xargs -P 2 -I{} bash "$ROOT/unit_tests/fuzz/run_fuzz.sh" "$BUILD/fuzz" {} "runs=$runs" "$BUILD/fuzz-long" ;;
   cuda-emulation-asan)
     mapfile -t targets < <(cd "$BUILD" && ctest -N -L cuda_emulation_asan | sed -n 's/^ *Test *#[0-9]*: //p')
     [[ ${#targets[@]} -gt 0 ]] || { say "no emulated CUDA tests configured"; exit 1; }

@@ -4,7 +4,8 @@
 # prefix on the last line of stdout.
 #
 #   cmake/sprocket-deps.sh host    # OpenMP + Serial
-#   cmake/sprocket-deps.sh cuda    # OpenMP + CUDA (AMPERE80 for Kokkos; our kernels add sm_90)
+#   cmake/sprocket-deps.sh cuda    # OpenMP + CUDA (AMPERE80 for Kokkos; our kernels add sm_90;
+#                                  # patches/cuda/ lets Kokkos initialize on newer GPUs, via PTX)
 #
 # Cache: ${SPROCKET_DEPS_DIR:-~/.cache/sprocket}. A prefix is complete when its stamp file exists;
 # a prefix without a stamp (interrupted build) is wiped and rebuilt. Options:
@@ -33,12 +34,21 @@ die() { echo "sprocket-deps: error: $*" >&2; exit 1; }
 PATCH_HASH="$(shopt -s nullglob; for f in "$HERE"/patches/*.patch; do cat "$f"; done | sha256sum | cut -c1-8)"
 PREFIX="$DEPS_DIR/install/kokkos-3.4.01-$CONFIG-eti$KK_ETI-$PATCH_HASH"
 STAMP="$PREFIX/.sprocket-complete"
+# Patches of CUDA-only sources (patches/cuda/, applied to the same source tree; host builds do not
+# compile those files): their hash is written into the CUDA prefix's stamp rather than its path, so
+# a new one rebuilds Kokkos in place and the prefix's path, and with it every compiler command
+# line of the projects built against it, stays the same (their ccache objects stay valid).
+STAMP_KEY=""
+if [[ "$CONFIG" == cuda ]]; then
+  STAMP_KEY="cuda-patches $(shopt -s nullglob; for f in "$HERE"/patches/cuda/*.patch; do cat "$f"; done | sha256sum | cut -c1-8)"
+fi
 
-if [[ -f "$STAMP" ]]; then
+if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$STAMP_KEY" ]]; then
   say "reusing complete prefix $PREFIX"
   echo "$PREFIX"
   exit 0
 fi
+[[ -f "$STAMP" ]] && say "prefix $PREFIX was built with other CUDA patches: rebuilding it in place"
 
 mkdir -p "$DEPS_DIR/src"
 SRC_CACHE="$DEPS_DIR/src"
@@ -88,7 +98,7 @@ prepare_tree() {
     [[ -d "$SPROCKET_KOKKOS_SRC/packages/kokkos" ]] || die "SPROCKET_KOKKOS_SRC has no packages/kokkos"
     TREE="$SPROCKET_KOKKOS_SRC"; return
   fi
-  if [[ -f "$tree/.patched" ]]; then TREE="$tree"; return; fi
+  if [[ -f "$tree/.patched" ]]; then TREE="$tree"; apply_cuda_patches; return; fi
   fetch_source
   say "extracting packages/kokkos and packages/kokkos-kernels"
   rm -rf "$tree" && mkdir -p "$tree"
@@ -103,6 +113,18 @@ prepare_tree() {
   done
   touch "$tree/.patched"
   TREE="$tree"
+  apply_cuda_patches
+}
+
+# CUDA-only patches, applied once to the shared tree (a patch that reverses cleanly is in).
+apply_cuda_patches() {
+  [[ "$CONFIG" == cuda ]] || return 0
+  for p in "$HERE"/patches/cuda/*.patch; do
+    [[ -e "$p" ]] || continue
+    if patch -d "$TREE" -p1 --dry-run --reverse --force --quiet < "$p" >/dev/null 2>&1; then continue; fi
+    say "applying $(basename "$p") (CUDA)"
+    patch -d "$TREE" -p1 --forward --quiet < "$p" || die "patch cuda/$(basename "$p") does not apply"
+  done
 }
 
 # ---- 3. build and install ------------------------------------------------------------------------
@@ -160,7 +182,7 @@ build() {
   say "building Kokkos Kernels"
   cmake --build "$build_dir/kk" -j "$JOBS" --target install >>"$build_dir/kk.log" 2>&1 ||
     { tail -30 "$build_dir/kk.log" >&2; die "Kokkos Kernels build failed (log: $build_dir/kk.log)"; }
-  touch "$STAMP"
+  printf '%s' "$STAMP_KEY" > "$STAMP"
   rm -rf "$build_dir"
   say "installed into $PREFIX"
 }

@@ -22,66 +22,11 @@
 #include <vector>
 
 #include "Sprocket_Error.hpp"
+#include "bench_args.hpp"
 #include "Sprocket_Generators.hpp"
 #include "Sprocket_HostMatrix.hpp"
 
 namespace sprocket_bench {
-
-/// Bad usage: reported with the usage hint, exit status 2.
-class UsageError : public std::runtime_error {
- public:
-  explicit UsageError(const std::string& what) : std::runtime_error(what) {}
-};
-
-/// The parsed command line. Variants and peers are validated and expanded against the kernel's
-/// entry before its run function sees them.
-struct Args {
-  std::string kernel;
-  std::vector<std::string> matrices;  ///< --matrix, in order, repeats allowed
-  std::vector<std::string> variants;  ///< expanded (no "all"), deduplicated, in order
-  std::vector<std::string> peers;     ///< --compare, deduplicated, in order
-  int repeat = 20;
-  int warmup = 3;
-  bool check = false;
-  bool json = false;
-  bool describe = false;
-  bool stream = false;          ///< spmv (and later kernels): add the stream lines to the run
-  std::string scalar = "double";
-  std::string offset = "int";
-  double alpha = 1.0;
-  double beta = 0.0;
-  int64_t stream_n = int64_t(1) << 26;  ///< elements per stream array
-  std::vector<int64_t> ks{32, 128};     ///< spmm, sddmm: --k, columns of the dense operands
-  /// spmm, sddmm: --layout right|left|both, layout of the dense operands; empty: the kernel's
-  /// default (spmm both, sddmm right)
-  std::string layout;
-  int block_size = 0;                   ///< bsr: --block-size, 0 = auto (detect_block_size), else b
-  std::vector<int64_t> rows{32768, 262144};  ///< gram: --rows, rows n of the blocks
-  std::vector<int64_t> cols{4, 8, 16, 24};   ///< gram: --cols, columns p = q of the blocks
-};
-
-/// A comparison implementation a kernel can be measured against (--compare).
-struct Peer {
-  std::string name;
-  bool available = true;
-  std::string unavailable_reason;  ///< shown when requested but not available
-};
-
-/// One benchmark kernel of the registry.
-struct KernelEntry {
-  std::string name;
-  std::string summary;                      ///< one line for --help
-  std::vector<std::string> variants;        ///< names accepted by --variant (besides "all")
-  std::vector<std::string> all_variants;    ///< what --variant all means
-  std::string default_variant;              ///< without --variant
-  /// Older names --variant still accepts (old name -> name in `variants`).
-  std::vector<std::pair<std::string, std::string>> variant_aliases;
-  std::vector<Peer> peers;                  ///< names accepted by --compare
-  bool uses_matrices = false;               ///< --matrix required (and allowed)
-  std::string example;                      ///< an example command line for --help
-  /// Runs the benchmark; returns the exit status (0, or 1 after a failed check / bad matrix).
-  std::function<int(const Args&)> run;
-};
 
 // ------------------------------------------------------------------------------------------
 // Output: a Record is an ordered list of fields; --json prints it as one object per line,

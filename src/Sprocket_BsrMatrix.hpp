@@ -21,13 +21,12 @@
 #include <string>
 #include <vector>
 
+#include "Sprocket_BsrConversion.hpp"
 #include "Sprocket_Crs.hpp"
 #include "Sprocket_Error.hpp"
 #include "Sprocket_HostMatrix.hpp"
 
 namespace Sprocket {
-
-inline constexpr int max_bsr_block_size = 32;
 
 template <class Scalar, class Ordinal, class Device,
           class Offset = typename Kokkos::ViewTraits<Ordinal*, Device, void, void>::size_type>
@@ -95,48 +94,15 @@ struct is_bsr_matrix<BsrMatrix<S, O, D, Z>> : std::true_type {};
 template <class T>
 inline constexpr bool is_bsr_matrix_v = is_bsr_matrix<std::decay_t<T>>::value;
 
-/// What a CSR -> BSR conversion produced.
-struct BsrConversionInfo {
-  int block_size = 1;
-  int64_t num_blocks = 0;
-  int64_t csr_nnz = 0;     ///< entries of the CSR input
-  int64_t stored_nnz = 0;  ///< num_blocks * b * b: scalars stored after zero fill
-  /// stored_nnz / csr_nnz (>= 1; 1 means the blocks were already dense). 1 for an empty matrix.
-  double fill_ratio = 1;
-};
-
-/// Host-side conversions (the compiled core of the templated ones below).
-/// csr_to_host_bsr sums duplicate CSR entries into their block slot, fills missing positions of a
-/// stored block with zeros, sorts block columns, and throws InvalidArgument when the CSR
-/// dimensions are not multiples of b.
-HostBsr csr_to_host_bsr(const HostCsr& A, int block_size, BsrConversionInfo* info = nullptr);
-/// Every scalar of every stored block becomes a CSR entry (explicit zeros included), unless
-/// drop_zeros is set; columns sorted.
-HostCsr host_bsr_to_csr(const HostBsr& A, bool drop_zeros = false);
-
-/// Estimated bytes one SpMV moves for one candidate block size.
-struct BlockSizeEstimate {
-  int block_size = 1;
-  int64_t num_blocks = 0;
-  double fill_ratio = 1;
-  double bytes = 0;  ///< matrix arrays + x read once + y written once
-};
-
-/// Picks the block size (a common divisor of rows and columns, 1..max_block_size) whose BSR
-/// form moves the fewest bytes per SpMV, counting values (value_bytes each, zero fill included),
-/// block column indices (ordinal_bytes) and block row offsets (offset_bytes). b = 1 is plain CSR.
-/// All candidates considered are returned through `candidates` when given.
-int detect_block_size(const HostCsr& A, int max_block_size = 16, int value_bytes = 8,
-                      int ordinal_bytes = 4, int offset_bytes = 8,
-                      std::vector<BlockSizeEstimate>* candidates = nullptr);
-
-/// BsrMatrix <-> HostBsr copies.
+/// BsrMatrix <-> HostBsr copies. Both check the structure (HostBsr::validate: row map, block
+/// columns in range, b*b values per block) and throw InvalidArgument naming the first violation.
 template <class BsrType>
 BsrType to_bsr(const HostBsr& host) {
   static_assert(is_bsr_matrix_v<BsrType>, "to_bsr: BsrType must be a Sprocket::BsrMatrix");
   using Scalar = typename BsrType::value_type;
   using Ordinal = typename BsrType::ordinal_type;
   using Offset = typename BsrType::size_type;
+  host.validate("to_bsr");
   SPROCKET_REQUIRE(static_cast<uint64_t>(host.values.size()) <=
                        static_cast<uint64_t>(std::numeric_limits<Offset>::max()),
                    "to_bsr: ", host.values.size(), " stored values do not fit the offset type");
@@ -149,22 +115,24 @@ BsrType to_bsr(const HostBsr& host) {
 }
 
 template <class BsrType>
-HostBsr to_host_bsr(const BsrType& A) {
+HostBsr to_host_bsr(const BsrType& A, const char* who = "to_host_bsr") {
   static_assert(is_bsr_matrix_v<BsrType>, "to_host_bsr: argument must be a Sprocket::BsrMatrix");
   HostBsr host;
   host.block_size = A.block_size();
   host.num_block_rows = A.num_block_rows();
   host.num_block_cols = A.num_block_cols();
-  host.row_map.assign(host.num_block_rows + 1, 0);
+  // A default-constructed BsrMatrix has an empty row map: it is the 0 x 0 matrix.
   if (A.row_map.extent(0) > 0) {
     auto row_map_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.row_map);
-    for (int64_t i = 0; i <= host.num_block_rows; ++i) host.row_map[i] = static_cast<int64_t>(row_map_h(i));
+    host.row_map.resize(row_map_h.extent(0));
+    for (size_t i = 0; i < row_map_h.extent(0); ++i) host.row_map[i] = static_cast<int64_t>(row_map_h(i));
   }
   auto entries_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.entries);
   auto values_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.values);
   host.entries.assign(entries_h.data(), entries_h.data() + entries_h.extent(0));
   host.values.resize(values_h.extent(0));
   for (size_t k = 0; k < values_h.extent(0); ++k) host.values[k] = static_cast<double>(values_h(k));
+  host.validate(who);
   return host;
 }
 
@@ -172,14 +140,14 @@ HostBsr to_host_bsr(const BsrType& A) {
 template <class BsrType, class CrsType>
 BsrType csr_to_bsr(const CrsType& A, int block_size, BsrConversionInfo* info = nullptr) {
   static_assert(is_crs_matrix_v<CrsType>, "csr_to_bsr: A must be a KokkosSparse::CrsMatrix");
-  return to_bsr<BsrType>(csr_to_host_bsr(to_host_csr(A), block_size, info));
+  return to_bsr<BsrType>(csr_to_host_bsr(to_host_csr(A, "csr_to_bsr"), block_size, info));
 }
 
 /// BsrMatrix -> CSR (CrsMatrix), every stored block scalar becomes an entry unless drop_zeros.
 template <class CrsType, class BsrType>
 CrsType bsr_to_csr(const BsrType& A, bool drop_zeros = false) {
   static_assert(is_crs_matrix_v<CrsType>, "bsr_to_csr: CrsType must be a KokkosSparse::CrsMatrix");
-  return to_crs<CrsType>(host_bsr_to_csr(to_host_bsr(A), drop_zeros));
+  return to_crs<CrsType>(host_bsr_to_csr(to_host_bsr(A, "bsr_to_csr"), drop_zeros));
 }
 
 }  // namespace Sprocket

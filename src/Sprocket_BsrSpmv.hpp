@@ -20,8 +20,8 @@
 ///      as its transpose (about half the value bytes: what a bandwidth-bound SpMV pays for). It
 ///      reads a packed private copy of those blocks (about half of A's size; a snapshot like
 ///      padded's: after changing A's values call update_values()). A part's transposed products
-///      that land in later parts' rows go to a per-part workspace, added in a second pass; so one
-///      plan must not run apply() from two host threads at once. Automatic for a matrix declared
+///      that land in later parts' rows go to a per-part workspace of the apply's own, added in a
+///      second pass. Automatic for a matrix declared
 ///      symmetric whose values take at least bsr_symmetric_min_bytes;
 ///  - Backend::native on Kokkos::Cuda (what Backend::automatic means there):
 ///    - by_block: a warp's lanes spread over the b*b entries of consecutive blocks of a block row,
@@ -37,6 +37,10 @@
 /// target), except for a matrix declared symmetric, where it runs the mode "N" kernel (A^T == A).
 /// Rank-2 x and y (BSR SpMM) go through the same plan, column by column.
 /// Semantics as KokkosSparse::spmv: beta == 0 overwrites y without reading it.
+///
+/// Thread safety: apply() is const and keeps no state in the plan (the symmetric kernel's spill
+/// workspace belongs to each apply), so applies may run concurrently on one plan, in both modes;
+/// update_values() must not overlap an apply.
 
 #include <Kokkos_Core.hpp>
 #include <string>

@@ -16,6 +16,7 @@
 #include "Sprocket_Error.hpp"
 #include "Sprocket_HostMatrix.hpp"
 #include "impl/common/host_analysis.hpp"
+#include "impl/common/structure_check.hpp"
 
 namespace Sprocket {
 
@@ -51,9 +52,31 @@ CrsType to_crs(const HostCsr& host, const std::string& label = "Sprocket::A") {
                  static_cast<Offset>(host.nnz()), values, row_map, entries);
 }
 
-/// Copies a CrsMatrix (any device) into a HostCsr (values widened to double).
+namespace Impl {
+/// The structural check behind Sprocket::validate(A) and to_host_csr(A), on host copies of A's
+/// row map and column indices (impl/common/structure_check.hpp; an empty row map is the 0 x 0
+/// matrix of a default-constructed CrsMatrix).
+template <class RowMapHost, class EntriesHost>
+void check_crs_structure(const char* who, int64_t rows, int64_t cols, const RowMapHost& row_map,
+                         const EntriesHost& entries, int64_t n_values) {
+  const int64_t n_entries = static_cast<int64_t>(entries.extent(0));
+  if (row_map.extent(0) == 0) {
+    SPROCKET_REQUIRE(rows == 0 && cols >= 0 && n_entries == 0 && n_values == 0, who, ": the row map is empty but A is ",
+                     rows, " x ", cols, " with ", n_entries, " column indices and ", n_values, " values");
+    return;
+  }
+  check_compressed_rows(
+      who, rows, cols, static_cast<int64_t>(row_map.extent(0)), [&](int64_t i) { return static_cast<int64_t>(row_map(i)); },
+      n_entries, [&](int64_t k) { return static_cast<int64_t>(entries(k)); }, n_values);
+}
+}  // namespace Impl
+
+/// Copies a CrsMatrix (any device) into a HostCsr (values widened to double). Checks A's structure
+/// first, as Sprocket::validate does (row map from 0, non-decreasing, ending at the extents of
+/// entries and values; columns in [0, cols)), and throws InvalidArgument naming the first
+/// violation with its sizes, `who` starting the message (the converters built on it pass theirs).
 template <class CrsType>
-HostCsr to_host_csr(const CrsType& A) {
+HostCsr to_host_csr(const CrsType& A, const char* who = "to_host_csr") {
   static_assert(is_crs_matrix_v<CrsType>, "to_host_csr: argument must be a KokkosSparse::CrsMatrix");
   HostCsr host;
   host.num_rows = A.numRows();
@@ -61,11 +84,13 @@ HostCsr to_host_csr(const CrsType& A) {
   auto row_map_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.graph.row_map);
   auto entries_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.graph.entries);
   auto values_h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.values);
-  host.row_map.assign(host.num_rows + 1, 0);
+  Impl::check_crs_structure(who, host.num_rows, host.num_cols, row_map_h, entries_h,
+                            static_cast<int64_t>(values_h.extent(0)));
   // A default-constructed CrsMatrix has an empty row map: it is the 0 x 0 matrix.
-  if (row_map_h.extent(0) > 0)
-    for (int64_t i = 0; i <= host.num_rows; ++i) host.row_map[i] = static_cast<int64_t>(row_map_h(i));
-  const int64_t nnz = host.row_map[host.num_rows];
+  if (row_map_h.extent(0) == 0) return host;
+  const int64_t nnz = static_cast<int64_t>(entries_h.extent(0));
+  host.row_map.resize(host.num_rows + 1);
+  for (int64_t i = 0; i <= host.num_rows; ++i) host.row_map[i] = static_cast<int64_t>(row_map_h(i));
   host.entries.resize(nnz);
   host.values.resize(nnz);
   for (int64_t k = 0; k < nnz; ++k) {

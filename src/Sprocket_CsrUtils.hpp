@@ -19,24 +19,25 @@ void sum_duplicates(HostCsr& A);
 /// Returns A^T, rows sorted (duplicates of A stay duplicates of A^T).
 HostCsr transpose(const HostCsr& A);
 
-/// CrsMatrix versions: a new matrix of the same type, on the same device.
+/// CrsMatrix versions: a new matrix of the same type, on the same device. A's structure is checked
+/// on the way to the host (to_host_csr), the message naming the function.
 template <class CrsType>
 CrsType sort_rows(const CrsType& A) {
-  HostCsr host = to_host_csr(A);
+  HostCsr host = to_host_csr(A, "sort_rows");
   sort_rows(host);
   return to_crs<CrsType>(host);
 }
 
 template <class CrsType>
 CrsType sum_duplicates(const CrsType& A) {
-  HostCsr host = to_host_csr(A);
+  HostCsr host = to_host_csr(A, "sum_duplicates");
   sum_duplicates(host);
   return to_crs<CrsType>(host);
 }
 
 template <class CrsType>
 CrsType transpose(const CrsType& A) {
-  return to_crs<CrsType>(transpose(to_host_csr(A)));
+  return to_crs<CrsType>(transpose(to_host_csr(A, "transpose")));
 }
 
 }  // namespace Sprocket

@@ -69,6 +69,11 @@ struct HostBsr {
   std::vector<double> values;
 
   int64_t num_blocks() const { return static_cast<int64_t>(entries.size()); }
+  /// Throws InvalidArgument unless the structure is consistent: block_size >= 1, row_map of
+  /// num_block_rows + 1 offsets from 0, non-decreasing, ending at num_blocks(); block columns in
+  /// [0, num_block_cols); b*b values per block. The message, starting with `who`, names the first
+  /// violation and its sizes.
+  void validate(const char* who = "HostBsr") const;
   double value(int64_t block, int r, int c) const {
     return values[static_cast<std::size_t>(block) * block_size * block_size + r * block_size + c];
   }

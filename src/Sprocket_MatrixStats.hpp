@@ -35,7 +35,8 @@ struct MatrixStats {
   std::string to_json() const;
 };
 
-/// The row-length part of the statistics, from a row map alone (what SpMV analysis needs).
+/// The row-length part of the statistics, from a row map alone (what SpMV analysis needs). Throws
+/// InvalidArgument, naming the row and its offsets, when the row map decreases.
 struct RowLengthStats {
   int64_t rows = 0, nnz = 0;
   int64_t min_row = 0, max_row = 0, empty_rows = 0;
@@ -48,7 +49,7 @@ MatrixStats compute_stats(const HostCsr& A);
 
 template <class CrsType, class = std::enable_if_t<is_crs_matrix_v<CrsType>>>
 MatrixStats compute_stats(const CrsType& A) {
-  return compute_stats(to_host_csr(A));
+  return compute_stats(to_host_csr(A, "compute_stats"));
 }
 
 }  // namespace Sprocket

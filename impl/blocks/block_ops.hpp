@@ -472,6 +472,15 @@ void combine(const Workspace<Device>& ws, double alpha, const UView& U, const De
   const int64_t n = static_cast<int64_t>(U.extent(0));
   const int k = C.rows, q = C.cols;
   if (n == 0 || q == 0) return;
+  if constexpr (!Workspace<Device>::on_host) {
+    // Threads of one row read U's row while others write Y's: in place, the result is wrong.
+    const auto u_begin = reinterpret_cast<uintptr_t>(U.data()), y_begin = reinterpret_cast<uintptr_t>(Y.data());
+    const uintptr_t u_end = u_begin + U.span() * sizeof(typename UView::value_type),
+                    y_end = y_begin + Y.span() * sizeof(value_type);
+    SPROCKET_REQUIRE(y_end <= u_begin || u_end <= y_begin, "blocks::combine: on a device Y (", Y.extent(0), " x ",
+                     Y.extent(1), ") must not overlap U (", U.extent(0), " x ", U.extent(1),
+                     "): write the update to a separate block");
+  }
   const int64_t entries = int64_t{k} * q;
   SPROCKET_REQUIRE(entries <= ws.max_entries && q <= ws.max_cols, "blocks::combine: a ", k, " x ", q,
                    " coefficient matrix exceeds the workspace (", ws.max_entries, " entries, ", ws.max_cols,

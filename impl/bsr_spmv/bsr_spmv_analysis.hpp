@@ -74,7 +74,9 @@ struct BsrSpmvAnalysis {
   Kokkos::View<scalar_type*, device_type> upper_values;
   Kokkos::View<int64_t*, device_type> reach;         ///< symmetric: part p spills into [parts(p+1), reach(p))
   Kokkos::View<int64_t*, device_type> spill_offset;  ///< symmetric: part p's spill at spill(spill_offset(p))
-  Kokkos::View<scalar_type*, device_type> spill;     ///< symmetric: workspace, b scalars per spilled block row
+  /// symmetric: scalars of spill per apply (b per spilled block row), allocated by each apply so
+  /// that applies on one plan may run concurrently
+  int64_t spill_size = 0;
 };
 
 /// For a BsrMatrix A that must equal its transpose: throws InvalidArgument (naming `who`) when A
@@ -249,8 +251,7 @@ void bsr_build_parts(BsrSpmvAnalysis<BsrType>& an, int host_parts) {
   }
   an.reach = to_device_view<int64_t, Device>(reach, "Sprocket::bsr_spmv::reach");
   an.spill_offset = to_device_view<int64_t, Device>(spill_offset, "Sprocket::bsr_spmv::spill_offset");
-  an.spill = Kokkos::View<typename BsrType::value_type*, Device>(
-      Kokkos::ViewAllocateWithoutInitializing("Sprocket::bsr_spmv::spill"), spill_offset[an.num_parts]);
+  an.spill_size = spill_offset[an.num_parts];
 }
 
 /// Builds what `choice` needs: checks a symmetric declaration, then the packed copy (symmetric),

@@ -9,6 +9,7 @@
 #include <string>
 #include <type_traits>
 
+#include "Sprocket_Validate.hpp"
 #include "impl/bsr_spmv/bsr_spmv_analysis.hpp"
 #include "impl/bsr_spmv/bsr_spmv_dispatch.hpp"
 
@@ -59,8 +60,8 @@ class BsrSpmvPlan : public Impl::LinearOperator<BsrSpmvPlan<BsrType>, typename B
     if (choice_.kernel == BsrKernel::padded) os << ", block rows padded to " << (A.block_size() + 7) / 8 * 8 << " scalars";
     if (choice_.kernel == BsrKernel::symmetric)
       os << "\n  reads a packed copy of the diagonal and upper blocks only: " << analysis_.upper_entries.extent(0)
-         << " of " << A.num_blocks() << " stored blocks (refreshed by update_values()); " << analysis_.spill.extent(0)
-         << " scalars of spill workspace";
+         << " of " << A.num_blocks() << " stored blocks (refreshed by update_values()); " << analysis_.spill_size
+         << " scalars of spill workspace per apply";
     if (options_.symmetric)
       os << "\n  declared symmetric (checked at analysis): mode T runs the mode N kernel\n";
     else
@@ -70,6 +71,7 @@ class BsrSpmvPlan : public Impl::LinearOperator<BsrSpmvPlan<BsrType>, typename B
 
  private:
   static Impl::BsrSpmvChoice choose(const BsrType& A, const BsrSpmvOptions& options) {
+    Sprocket::validate(A, "BsrSpmvPlan");  // A's structure, once: the kernels index x and y through it unchecked
     Impl::check_bsr_spmv_options(options);
     const Backend backend = Impl::bsr_spmv_resolve_backend<execution_space>(options.backend);
     Impl::BsrSpmvTarget target;

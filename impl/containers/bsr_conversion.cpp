@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <limits>
 
-#include "Sprocket_BsrMatrix.hpp"
+#include "Sprocket_BsrConversion.hpp"
+#include "Sprocket_Error.hpp"
+#include "Sprocket_Memory.hpp"
 
 namespace Sprocket {
 
@@ -43,12 +45,24 @@ int64_t count_blocks(const HostCsr& A, int b, std::vector<int64_t>& stamp) {
 HostBsr csr_to_host_bsr(const HostCsr& A, int b, BsrConversionInfo* info) {
   A.validate();
   require_block_size_fits(A, b, "csr_to_bsr");
+  const int64_t bb = int64_t{b} * b;
+  // The fill is known before anything is allocated: up to b*b stored scalars per entry (an entry
+  // alone in its block), so a large b on a scattered pattern is refused with its size here rather
+  // than by the allocator halfway through.
+  std::vector<int64_t> counting_stamp;
+  const int64_t blocks = count_blocks(A, b, counting_stamp);
+  counting_stamp = std::vector<int64_t>();
+  const int64_t bytes = blocks * (bb * int64_t{sizeof(double)} + int64_t{sizeof(int)}) +
+                        (A.num_rows / b + 1) * int64_t{sizeof(int64_t)};
+  require_host_memory(bytes, "csr_to_bsr: " + std::to_string(blocks) + " blocks of " + std::to_string(b) + "x" +
+                                 std::to_string(b) + " for " + std::to_string(A.nnz()) + " entries");
   HostBsr bsr;
   bsr.block_size = b;
   bsr.num_block_rows = A.num_rows / b;
   bsr.num_block_cols = A.num_cols / b;
   bsr.row_map.assign(bsr.num_block_rows + 1, 0);
-  const int64_t bb = int64_t{b} * b;
+  bsr.entries.reserve(static_cast<size_t>(blocks));
+  bsr.values.reserve(static_cast<size_t>(blocks * bb));
 
   std::vector<int64_t> stamp(bsr.num_block_cols, -1);  // block row that last touched column J
   std::vector<int64_t> slot(bsr.num_block_cols, 0);    // J's block index within that block row
@@ -88,6 +102,7 @@ HostBsr csr_to_host_bsr(const HostCsr& A, int b, BsrConversionInfo* info) {
 }
 
 HostCsr host_bsr_to_csr(const HostBsr& A, bool drop_zeros) {
+  A.validate("bsr_to_csr");
   const int b = A.block_size;
   SPROCKET_REQUIRE(b >= 1 && b <= max_bsr_block_size, "bsr_to_csr: block size ", b, " outside [1, ",
                    max_bsr_block_size, "]");

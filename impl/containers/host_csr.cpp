@@ -1,6 +1,6 @@
-// HostCsr construction and validation. from_triplets is a counting sort by row followed by a sort
-// of each row by column, O(nnz + rows) plus the per-row sorts, so that generators producing tens
-// of millions of entries (R-MAT) stay fast.
+// HostCsr construction and validation, HostBsr validation. from_triplets is a counting sort by row
+// followed by a sort of each row by column, O(nnz + rows) plus the per-row sorts, so that
+// generators producing tens of millions of entries (R-MAT) stay fast.
 #include "Sprocket_HostMatrix.hpp"
 
 #include <algorithm>
@@ -9,24 +9,22 @@
 
 #include "Sprocket_Error.hpp"
 #include "Sprocket_Memory.hpp"
+#include "impl/common/structure_check.hpp"
 
 namespace Sprocket {
 
 void HostCsr::validate() const {
-  SPROCKET_REQUIRE(num_rows >= 0 && num_cols >= 0, "HostCsr: negative dimensions ", num_rows,
-                   " x ", num_cols);
-  SPROCKET_REQUIRE(static_cast<int64_t>(row_map.size()) == num_rows + 1, "HostCsr: row_map has ",
-                   row_map.size(), " entries, expected num_rows + 1 = ", num_rows + 1);
-  SPROCKET_REQUIRE(row_map[0] == 0, "HostCsr: row_map[0] = ", row_map[0], ", expected 0");
-  SPROCKET_REQUIRE(values.size() == entries.size(), "HostCsr: ", values.size(), " values for ",
-                   entries.size(), " column indices");
-  SPROCKET_REQUIRE(row_map[num_rows] == nnz(), "HostCsr: row_map[num_rows] = ", row_map[num_rows],
-                   " but there are ", nnz(), " entries");
-  for (int64_t i = 0; i < num_rows; ++i)
-    SPROCKET_REQUIRE(row_map[i] <= row_map[i + 1], "HostCsr: row_map decreases at row ", i);
-  for (int64_t k = 0; k < nnz(); ++k)
-    SPROCKET_REQUIRE(entries[k] >= 0 && entries[k] < num_cols, "HostCsr: column index ",
-                     entries[k], " at position ", k, " outside [0, ", num_cols, ")");
+  Impl::check_compressed_rows(
+      "HostCsr", num_rows, num_cols, static_cast<int64_t>(row_map.size()), [&](int64_t i) { return row_map[i]; },
+      nnz(), [&](int64_t k) { return int64_t{entries[k]}; }, static_cast<int64_t>(values.size()));
+}
+
+void HostBsr::validate(const char* who) const {
+  SPROCKET_REQUIRE(block_size >= 1, who, ": block size ", block_size, " (must be >= 1)");
+  Impl::check_compressed_rows(
+      who, num_block_rows, num_block_cols, static_cast<int64_t>(row_map.size()),
+      [&](int64_t i) { return row_map[i]; }, num_blocks(), [&](int64_t k) { return int64_t{entries[k]}; },
+      static_cast<int64_t>(values.size()), block_size);
 }
 
 bool HostCsr::is_sorted_and_unique() const {

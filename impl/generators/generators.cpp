@@ -43,8 +43,13 @@ constexpr int64_t kMaxOrdinal = std::numeric_limits<int>::max();  // exclusive, 
 /// ceiling before a generator allocates it (Sprocket_Memory.hpp): parameters, like a file's size
 /// line, can ask for more than the machine holds.
 void require_csr_memory(const char* who, int64_t rows, int64_t cols, int64_t nnz) {
-  const int64_t bytes = (rows + 1) * static_cast<int64_t>(sizeof(int64_t)) +
-                        nnz * static_cast<int64_t>(sizeof(int) + sizeof(double));
+  // Saturating at 2^62 bytes: parameters that would overflow the count are simply too large
+  // (seen by the spec fuzzer: gen:rmat:scale=2,ef=1.1e17).
+  constexpr int64_t cap = int64_t{1} << 62;
+  const auto times = [](int64_t count, int64_t size) { return count > cap / size ? cap : count * size; };
+  const int64_t row_map = times(rows + 1, int64_t{sizeof(int64_t)});
+  const int64_t entries = times(nnz, int64_t{sizeof(int) + sizeof(double)});
+  const int64_t bytes = row_map > cap - entries ? cap : row_map + entries;
   require_host_memory(bytes, std::string(who) + ": a " + std::to_string(rows) + " x " + std::to_string(cols) +
                                  " matrix with " + std::to_string(nnz) + " entries");
 }
@@ -232,10 +237,13 @@ HostCsr stencil_matrix(const Grid& grid, const std::vector<Offset>& offsets, dou
 template <class MakeStream>
 HostCsr csr_from_edge_stream(int64_t num_rows, int64_t num_cols, int64_t num_edges,
                              MakeStream&& make_stream, uint64_t value_seed) {
-  // The packed edges and the column slots live beside the CSR being built.
+  // The packed edges and the column slots live beside the CSR being built. The count is clamped
+  // at 2^58 edges (far past any memory) so that the products below cannot overflow (a fuzz
+  // finding: gen:rmat:scale=4,ef=1.1e17).
+  const int64_t edges = std::min<int64_t>(num_edges, int64_t{1} << 58);
   require_csr_memory("edge-stream generator", num_rows, num_cols,
-                     num_edges + num_edges * static_cast<int64_t>(sizeof(uint64_t) + sizeof(int)) /
-                                     static_cast<int64_t>(sizeof(int) + sizeof(double)));
+                     edges + edges * static_cast<int64_t>(sizeof(uint64_t) + sizeof(int)) /
+                                 static_cast<int64_t>(sizeof(int) + sizeof(double)));
   int bucket_bits = 12;
   while ((num_rows >> bucket_bits) >= 1024) ++bucket_bits;
   const int64_t rows_per_bucket = int64_t{1} << bucket_bits;

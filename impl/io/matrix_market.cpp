@@ -18,6 +18,7 @@
 // for a path ending in ".gz", to a gzFile.
 #include "Sprocket_MatrixMarket.hpp"
 
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -52,11 +53,15 @@ class ByteSource {
   /// Reads whatever is left and returns why the stream is damaged, or "" when it is intact.
   /// Used on the error path only: a damaged gzip stream explains a garbage line better.
   virtual std::string damage_in_rest() { return {}; }
+  /// An upper bound on the bytes the source will deliver, or -1 when it is not known (a file,
+  /// compressed or not: its text may be far longer than the file).
+  virtual int64_t size_bound() const { return -1; }
 };
 
 class StringSource final : public ByteSource {
  public:
   explicit StringSource(const std::string& text) : text_(text) {}
+  int64_t size_bound() const override { return static_cast<int64_t>(text_.size()); }
   long read(char* dst, std::size_t capacity) override {
     const std::size_t count = std::min(capacity, text_.size() - position_);
     std::memcpy(dst, text_.data() + position_, count);
@@ -81,7 +86,10 @@ class GzFileSource final : public ByteSource {
                                     (saved_errno != 0 ? std::strerror(saved_errno)
                                                       : "zlib could not allocate its state"));
     }
-    gzbuffer(file_, 1u << 18);  // fewer system calls than zlib's 8 KiB default
+    // Fewer system calls than zlib's 8 KiB default for large files; a small file keeps the
+    // default (zlib allocates three times this size per open).
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || st.st_size > (1 << 16)) gzbuffer(file_, 1u << 18);
   }
   ~GzFileSource() override {
     if (file_ != nullptr) gzclose(file_);
@@ -158,7 +166,7 @@ std::string where_damage_was_found(long lines_read) {
 class LineReader {
  public:
   LineReader(ByteSource& source, const std::string& name)
-      : source_(source), name_(name), buffer_(initial_capacity + 1) {}
+      : source_(source), name_(name), buffer_(first_capacity(source) + 1) {}
 
   /// False at the end of the input.
   bool next(char*& begin, char*& end) {
@@ -194,7 +202,16 @@ class LineReader {
   long line_number() const { return line_number_; }
 
  private:
-  static constexpr std::size_t initial_capacity = std::size_t(1) << 22;
+  /// Chunks of 256 KiB for files, as large as zlib's own buffer (gzbuffer above): reading costs
+  /// one gzread per chunk, and a small file does not pay for zeroing a large buffer. No more
+  /// than the text for strings. The buffer doubles for a line longer than it.
+  static constexpr std::size_t initial_capacity = std::size_t(1) << 18;
+
+  static std::size_t first_capacity(const ByteSource& source) {
+    const int64_t bound = source.size_bound();
+    if (bound < 0) return initial_capacity;
+    return std::max<std::size_t>(64, std::min<std::size_t>(initial_capacity, static_cast<std::size_t>(bound) + 1));
+  }
 
   void refill() {
     // Keep the unfinished line, move it to the front, and grow only when one line fills it all.
@@ -505,10 +522,14 @@ class Parser {
 
   void read_entries() {
     const bool symmetric = symmetry_ != Symmetry::general;
-    // Reserve for the declared count but not blindly: a corrupt size line may promise 10^15.
-    const int64_t reserve_cap = int64_t(1) << 24;
+    // Reserve for the declared count but not blindly: a corrupt size line may promise 10^15, so
+    // memory follows the text. An entry line takes at least 4 bytes ("1 1\n"), which bounds the
+    // count by what a text of known length can hold; for files (length unknown, maybe gzip) the
+    // reservation stops at 2^20 entries and the array grows with what is actually read.
+    const int64_t bound = source_.size_bound();
+    const int64_t reserve_cap = bound >= 0 ? bound / 4 + 1 : int64_t(1) << 20;
     triplets_.reserve(static_cast<std::size_t>(
-        std::min(reserve_cap, num_entries_ * (symmetric ? 2 : 1))));
+        std::min(reserve_cap, num_entries_) * (symmetric ? 2 : 1)));
 
     long first_lower_line = 0, first_upper_line = 0;
     int64_t found = 0;

@@ -81,6 +81,7 @@ make_block_jacobi(const CrsType& A, int block_size) {
   const int64_t n = A.numRows();
   SPROCKET_REQUIRE(A.numCols() == n, "make_block_jacobi: A must be square, it is ", n, " x ", A.numCols());
   SPROCKET_REQUIRE(block_size >= 1, "make_block_jacobi: block_size = ", block_size, " (must be >= 1)");
+  Sprocket::validate(A, "make_block_jacobi");  // the blocks are read through A's row map and columns
   const int b = static_cast<int>(std::min<int64_t>(block_size, std::max<int64_t>(n, 1)));
   const int64_t num_blocks = (n + b - 1) / b;
   Kokkos::View<Scalar*, Device> blocks("Sprocket::precond::block_jacobi::blocks", num_blocks * b * b);
@@ -96,6 +97,7 @@ std::shared_ptr<Preconditioner<typename BsrType::value_type, typename BsrType::d
   using Device = typename BsrType::device_type;
   SPROCKET_REQUIRE(A.num_block_rows() == A.num_block_cols(), "make_block_jacobi: the BSR matrix must be square, it has ",
                    A.num_block_rows(), " x ", A.num_block_cols(), " blocks");
+  Sprocket::validate(A, "make_block_jacobi");
   const int b = A.block_size();
   const int64_t n = A.numRows();
   Kokkos::View<Scalar*, Device> blocks("Sprocket::precond::block_jacobi::blocks",

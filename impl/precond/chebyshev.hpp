@@ -173,6 +173,7 @@ make_chebyshev(const CrsType& A, const ChebyshevOptions& options) {
   using Device = typename CrsType::device_type;
   SPROCKET_REQUIRE(A.numRows() == A.numCols(), "make_chebyshev: A must be square, it is ", A.numRows(), " x ",
                    A.numCols());
+  Sprocket::validate(A, "make_chebyshev");  // before the diagonal is read through A's row map
   Kokkos::View<Scalar*, Device> inverse_diagonal;
   if (options.jacobi_scaling)
     inverse_diagonal = Impl::precond::inverse_diagonal(A, "make_chebyshev",

@@ -166,7 +166,7 @@ make_direct_factorization(DirectFactorization::Method method, const CrsType& A, 
   using Scalar = typename CrsType::non_const_value_type;
   using Device = typename CrsType::device_type;
   SPROCKET_REQUIRE(A.numRows() == A.numCols(), who, ": A must be square, it is ", A.numRows(), " x ", A.numCols());
-  return std::make_shared<DirectFactorizationPreconditioner<Scalar, Device>>(method, summed_host_copy(A), options, who);
+  return std::make_shared<DirectFactorizationPreconditioner<Scalar, Device>>(method, summed_host_copy(A, who), options, who);
 }
 
 }  // namespace precond

@@ -256,7 +256,7 @@ UpperTriangle symmetric_upper_triangle(const CrsType& A, const std::string& who,
   const int64_t n = A.numRows();
   SPROCKET_REQUIRE(A.numCols() == n, who, ": A must be square, it is ", n, " x ", A.numCols());
   // Full matrix on the host, rows sorted, duplicates summed.
-  HostCsr S = summed_host_copy(A);
+  HostCsr S = summed_host_copy(A, who);
   if (ordering != IncompleteCholeskyOptions::Ordering::natural) {
     *order = ordering == IncompleteCholeskyOptions::Ordering::amd ? approximate_minimum_degree(S, who)
                                                                   : reverse_cuthill_mckee(S, who);

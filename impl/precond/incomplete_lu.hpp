@@ -281,7 +281,7 @@ make_incomplete_lu(const CrsType& A, const IncompleteLuOptions& options) {
   const char* who = "make_incomplete_lu";
   SPROCKET_REQUIRE(A.numRows() == A.numCols(), who, ": A must be square, it is ", A.numRows(), " x ", A.numCols());
   SPROCKET_REQUIRE(options.level >= 0, who, ": level = ", options.level, " (must be >= 0)");
-  const HostCsr S = Impl::precond::summed_host_copy(A);
+  const HostCsr S = Impl::precond::summed_host_copy(A, who);
   Impl::precond::LuOrdering ordering = Impl::precond::incomplete_lu_ordering(S, options, who);
   const HostCsr B = Impl::precond::permuted_scaled_copy(S, ordering);
   return std::make_shared<IncompleteLuPreconditioner<Scalar, Device>>(std::move(ordering), B, options, S.nnz());

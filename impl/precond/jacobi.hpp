@@ -42,6 +42,7 @@ std::shared_ptr<Preconditioner<typename CrsType::non_const_value_type, typename 
 make_jacobi(const CrsType& A) {
   using Scalar = typename CrsType::non_const_value_type;
   using Device = typename CrsType::device_type;
+  Sprocket::validate(A, "make_jacobi");  // the diagonal is read through A's row map and columns
   return std::make_shared<JacobiPreconditioner<Scalar, Device>>(Impl::precond::inverse_diagonal(A, "make_jacobi"));
 }
 

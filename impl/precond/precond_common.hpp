@@ -9,6 +9,7 @@
 #include "Sprocket_Crs.hpp"
 #include "Sprocket_CsrUtils.hpp"
 #include "Sprocket_Error.hpp"
+#include "Sprocket_Validate.hpp"
 #include "impl/precond/precond_kernels.hpp"
 
 namespace Sprocket {
@@ -23,12 +24,11 @@ void check_apply(const char* who, int64_t n, const XView& X, const YView& Y) {
   SPROCKET_REQUIRE(X.extent(1) == Y.extent(1), who, ": X has ", X.extent(1), " columns but Y has ", Y.extent(1));
 }
 
-/// A on the host, checked (HostCsr::validate), rows sorted and duplicates summed: what every
-/// host factorization and hierarchy setup starts from.
+/// A on the host, checked (to_host_csr: row map, nnz, column range; `who` starts the message),
+/// rows sorted and duplicates summed: what every host factorization and hierarchy setup starts from.
 template <class CrsType>
-HostCsr summed_host_copy(const CrsType& A) {
-  HostCsr S = to_host_csr(A);
-  S.validate();
+HostCsr summed_host_copy(const CrsType& A, const std::string& who = "to_host_csr") {
+  HostCsr S = to_host_csr(A, who.c_str());
   sum_duplicates(S);
   return S;
 }
@@ -38,7 +38,7 @@ template <class CrsType>
 HostCsr summed_host_copy_of_size(const CrsType& A, int64_t n, const std::string& who) {
   SPROCKET_REQUIRE(A.numRows() == n && A.numCols() == n, who, "::update_values: A is ", A.numRows(), " x ",
                    A.numCols(), " but the preconditioner is ", n, " x ", n);
-  return summed_host_copy(A);
+  return summed_host_copy(A, who + "::update_values");
 }
 
 /// D^{-1} of a square CRS matrix as a View on its device. Throws InvalidArgument naming the

@@ -356,7 +356,7 @@ struct SmoothedAggregationBuilder {
     auto self = std::make_shared<SmoothedAggregationBuilder>();
     M->options_ = o;
     M->smoother_sweeps_ = o.smoother_sweeps;
-    HostCsr h = summed_host_copy(A);
+    HostCsr h = summed_host_copy(A, who);
     const int64_t n = h.num_rows;
     const int b = o.block_size > 0 ? o.block_size : std::max(1, detect_block_size(h));
     M->block_size_ = b;
@@ -435,7 +435,7 @@ struct SmoothedAggregationBuilder {
   }
 
   void refresh(Precond& M, const CrsType& A) {
-    const HostCsr h = summed_host_copy(A);
+    const HostCsr h = summed_host_copy(A, "SmoothedAggregationPreconditioner::update_values");
     SPROCKET_REQUIRE(h.num_rows == a0_pattern.num_rows && h.num_cols == a0_pattern.num_cols &&
                          h.row_map == a0_pattern.row_map && h.entries == a0_pattern.entries,
                      "SmoothedAggregationPreconditioner::update_values: A (", h.num_rows, " x ", h.num_cols, ", ",

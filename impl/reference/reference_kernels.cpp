@@ -32,32 +32,10 @@ void validate_dense(const HostDense& M, const char* kernel, const char* name) {
                    M.data.size(), " values");
 }
 
-/// HostBsr has no validate() of its own; this checks the same invariants as HostCsr::validate
-/// at block granularity plus the values' length b*b per block.
+/// HostBsr::validate (the invariants of HostCsr::validate at block granularity, b*b values per
+/// block), the message naming the reference kernel.
 void validate_bsr(const HostBsr& A, const char* kernel) {
-  SPROCKET_REQUIRE(A.block_size >= 1, "reference::", kernel, ": block size ", A.block_size,
-                   " is not positive");
-  SPROCKET_REQUIRE(A.num_block_rows >= 0 && A.num_block_cols >= 0, "reference::", kernel,
-                   ": negative block dimensions ", A.num_block_rows, " x ", A.num_block_cols);
-  SPROCKET_REQUIRE(static_cast<int64_t>(A.row_map.size()) == A.num_block_rows + 1, "reference::",
-                   kernel, ": row_map has ", A.row_map.size(),
-                   " entries, expected num_block_rows + 1 = ", A.num_block_rows + 1);
-  SPROCKET_REQUIRE(A.row_map[0] == 0, "reference::", kernel, ": row_map[0] = ", A.row_map[0],
-                   ", expected 0");
-  SPROCKET_REQUIRE(A.row_map[A.num_block_rows] == A.num_blocks(), "reference::", kernel,
-                   ": row_map[num_block_rows] = ", A.row_map[A.num_block_rows], " but there are ",
-                   A.num_blocks(), " blocks");
-  for (int64_t i = 0; i < A.num_block_rows; ++i)
-    SPROCKET_REQUIRE(A.row_map[i] <= A.row_map[i + 1], "reference::", kernel,
-                     ": row_map decreases at block row ", i);
-  for (int64_t k = 0; k < A.num_blocks(); ++k)
-    SPROCKET_REQUIRE(A.entries[k] >= 0 && A.entries[k] < A.num_block_cols, "reference::", kernel,
-                     ": block column ", A.entries[k], " at position ", k, " outside [0, ",
-                     A.num_block_cols, ")");
-  const int64_t block_values = static_cast<int64_t>(A.block_size) * A.block_size;
-  SPROCKET_REQUIRE(static_cast<int64_t>(A.values.size()) == A.num_blocks() * block_values,
-                   "reference::", kernel, ": ", A.values.size(), " values for ", A.num_blocks(),
-                   " blocks of ", A.block_size, " x ", A.block_size);
+  A.validate((std::string("reference::") + kernel).c_str());
 }
 
 /// Checks op(A) (rows x cols) against the operand extents of an SpMV or SpMM.

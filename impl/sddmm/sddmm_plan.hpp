@@ -224,9 +224,12 @@ class SddmmPlan {
   void init_csr(const CrsType& S, bool check = true) {
     resolve(false);
     const int64_t nnz = S.nnz();
-    if (check)
+    if (check) {
+      SPROCKET_REQUIRE(static_cast<int64_t>(S.values.extent(0)) == nnz, "SddmmPlan: ", S.values.extent(0),
+                       " values for ", nnz, " entries");
       Impl::sddmm_check_pattern("SddmmPlan", S.numRows(), S.numCols(), S.graph.row_map,
-                              Kokkos::View<const ordinal_type*, device_type>(), S.graph.entries, nnz);
+                                Kokkos::View<const ordinal_type*, device_type>(), S.graph.entries, nnz);
+    }
     analysis_.num_rows = S.numRows();
     analysis_.num_cols = S.numCols();
     analysis_.nnz = nnz;

@@ -47,6 +47,7 @@
 #include "Sprocket_Error.hpp"
 #include "impl/blocks/block_ops.hpp"
 #include "impl/blocks/dense_matrix.hpp"
+#include "impl/common/workspace_memory.hpp"
 #include "impl/solvers/block_gmres_dense.hpp"
 #include "impl/solvers/block_gmres_kernels.hpp"
 #include "impl/solvers/solver_threads.hpp"
@@ -189,6 +190,16 @@ class BlockGmresSolver {
   void setup() {
     Kokkos::Timer timer;
     const int64_t basis_cols = static_cast<int64_t>(m_ + 1) * s_;
+    // The basis (restart + 1 blocks) and three blocks of work, checked before any is allocated:
+    // a large restart x block on a large n is refused with its size, not an allocation failure.
+    // (The small dense matrices of the least-squares problem are O(basis_cols^2).)
+    const int64_t vectors_bytes = Impl::workspace_bytes({n_, basis_cols + 3 * int64_t{s_}, int64_t{sizeof(Scalar)}});
+    const int64_t dense_bytes = Impl::workspace_bytes({basis_cols, basis_cols + 2 * int64_t{s_}, int64_t{sizeof(double)}});
+    Impl::require_space_memory<execution_space>(
+        vectors_bytes, "block_gmres: the Krylov basis and work blocks (n = " + std::to_string(n_) + ", restart " +
+                           std::to_string(m_) + ", block " + std::to_string(s_) + ")");
+    require_host_memory(dense_bytes, "block_gmres: the least-squares matrices (" + std::to_string(basis_cols) +
+                                         " basis columns)");
     V_ = multivector(Kokkos::view_alloc(Kokkos::WithoutInitializing, "Sprocket::block_gmres::V"), n_, basis_cols);
     W_ = multivector(Kokkos::view_alloc(Kokkos::WithoutInitializing, "Sprocket::block_gmres::W"), n_, s_);
     Z_ = multivector(Kokkos::view_alloc(Kokkos::WithoutInitializing, "Sprocket::block_gmres::Z"), n_, s_);

@@ -33,6 +33,7 @@
 #include "Sprocket_Error.hpp"
 #include "Sprocket_MultiVectorOperator.hpp"
 #include "Sprocket_SolverCommon.hpp"
+#include "impl/common/workspace_memory.hpp"
 #include "impl/solvers/lobpcg_dense.hpp"
 #include "impl/solvers/lobpcg_kernels.hpp"
 #include "impl/solvers/solver_threads.hpp"
@@ -446,6 +447,11 @@ LobpcgResult Solver<Scalar, Device>::run(const MV& X_user) {
   // Setup: the blocks, the initial X.
   using Kokkos::view_alloc;
   using Kokkos::WithoutInitializing;
+  // The blocks (S, AS, MS with 3 m columns each, work, R), checked before any is allocated.
+  const int64_t block_columns = (M_ ? 9 : 6) * int64_t{m_} + (Workspace<Device>::on_host ? 2 : 3) * int64_t{m_};
+  Impl::require_space_memory<typename Device::execution_space>(
+      Impl::workspace_bytes({n_, block_columns, int64_t{sizeof(typename MV::value_type)}}),
+      "lobpcg: the search-space blocks (n = " + std::to_string(n_) + ", block " + std::to_string(m_) + ")");
   S_ = MV(view_alloc(WithoutInitializing, "Sprocket::lobpcg::S"), n_, 3 * m_);
   AS_ = MV(view_alloc(WithoutInitializing, "Sprocket::lobpcg::AS"), n_, 3 * m_);
   MS_ = M_ ? MV(view_alloc(WithoutInitializing, "Sprocket::lobpcg::MS"), n_, 3 * m_) : S_;

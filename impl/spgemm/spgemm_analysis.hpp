@@ -434,6 +434,8 @@ void spgemm_analyse_rows(const ExecSpace& space, const CrsType& A, const CrsType
                      "'s row map has ", n, " offsets for ", M.numRows(), " rows");
     SPROCKET_REQUIRE(static_cast<int64_t>(M.graph.entries.extent(0)) >= M.nnz(), "SpgemmPlan: ", name, " has ",
                      M.graph.entries.extent(0), " column indices for nnz = ", M.nnz());
+    SPROCKET_REQUIRE(M.values.extent(0) == M.graph.entries.extent(0), "SpgemmPlan: ", name, " has ",
+                     M.values.extent(0), " values for ", M.graph.entries.extent(0), " column indices");
   };
   check_row_map("A", A);
   check_row_map("B", B);

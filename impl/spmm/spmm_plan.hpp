@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "Sprocket_Spmv.hpp"
+#include "Sprocket_Validate.hpp"
 #include "impl/spmm/spmm_analysis.hpp"
 #include "impl/spmm/spmm_dispatch.hpp"
 #include "impl/utils/host_isa.hpp"
@@ -42,6 +43,7 @@ class SpmmPlan : public Impl::LinearOperator<SpmmPlan<CrsType>, typename CrsType
   /// Resolves the backend and checks the kernel (spmm_dispatch.hpp), fills in the tiling, then
   /// runs the analysis (spmm_analysis.hpp) that builds everything apply() reads.
   explicit SpmmPlan(const CrsType& A, const SpmmOptions& options = {}) : A_(A), options_(options) {
+    Sprocket::validate(A_, "SpmmPlan");  // A's structure, once: the analysis and the kernels index through it
     const Backend backend =
         Impl::spmm_resolve_backend<execution_space, scalar_type>(options.backend, &backend_reason_);
     Impl::spmm_check_kernel<execution_space>(options.kernel, options.backend, backend);

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "Sprocket_CsrUtils.hpp"
+#include "Sprocket_Validate.hpp"
 #include "impl/spmv/spmv_analysis.hpp"
 #include "impl/spmv/spmv_autotune.hpp"
 #include "impl/spmv/spmv_dispatch.hpp"
@@ -35,6 +36,7 @@ class SpmvPlan : public Impl::LinearOperator<SpmvPlan<CrsType>, typename CrsType
 
   explicit SpmvPlan(const CrsType& A, const SpmvOptions& options = {})
       : A_(A), options_(options), target_(Impl::spmv_target<execution_space, memory_space>(options.backend)) {
+    Sprocket::validate(A_, "SpmvPlan");  // A's structure, once: the kernels index x and y through it unchecked
     row_map_ = Impl::host_row_map(A_);
     schedule_ = Impl::analyze_spmv(A_, row_map_, options_, target_, column_copies_);
     analysis_ = Impl::make_spmv_analysis(A_, schedule_, row_map_, column_copies_);
@@ -49,6 +51,7 @@ class SpmvPlan : public Impl::LinearOperator<SpmvPlan<CrsType>, typename CrsType
   /// With an explicit decision (SpmvTuningOptions::decision), for tuning tools.
   explicit SpmvPlan(const CrsType& A, const SpmvTuningOptions& options)
       : A_(A), options_(options), target_(Impl::spmv_target<execution_space, memory_space>(options.backend)) {
+    Sprocket::validate(A_, "SpmvPlan");
     row_map_ = Impl::host_row_map(A_);
     schedule_ = options.decision ? Impl::analyze_spmv(A_, row_map_, options_, target_, column_copies_,
                                                       &*options.decision, SpmvDecidedBy::options)

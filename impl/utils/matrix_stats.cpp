@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "Sprocket_Error.hpp"
 #include "Sprocket_MatrixStats.hpp"
 
 namespace Sprocket {
@@ -18,6 +19,8 @@ RowLengthStats row_length_stats(const std::vector<int64_t>& row_map) {
   double sum_sq = 0;
   for (int64_t i = 0; i < s.rows; ++i) {
     const int64_t len = row_map[i + 1] - row_map[i];
+    SPROCKET_REQUIRE(len >= 0, "row_length_stats: the row map decreases at row ", i, " (", row_map[i], " > ",
+                     row_map[i + 1], ")");
     s.min_row = std::min(s.min_row, len);
     s.max_row = std::max(s.max_row, len);
     s.empty_rows += len == 0;

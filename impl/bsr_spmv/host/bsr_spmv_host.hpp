@@ -216,7 +216,8 @@ void bsr_spmv_general(const ExecSpace& space, const BsrType& A, const Parts& par
 /// (work.upper_*; A == A^T, so mode T is the same product). work.parts as above; part p's spill
 /// holds block rows [parts(p + 1), reach(p)) at spill(spill_offset(p)), b scalars each. Two
 /// passes: every part its own block rows, then every part adds the earlier parts' spills that
-/// fall into its rows (in part order, so the sums do not depend on the thread schedule).
+/// fall into its rows (in part order, so the sums do not depend on the thread schedule). The
+/// spill is this apply's own (a few scalars per part boundary), so applies may overlap.
 template <class ExecSpace, class Work, class XView, class YView, class Scalar>
 void bsr_spmv_symmetric(const ExecSpace& space, int b, const Work& work, Scalar alpha, const XView& x, Scalar beta,
                         const YView& y) {
@@ -227,7 +228,9 @@ void bsr_spmv_symmetric(const ExecSpace& space, int b, const Work& work, Scalar 
   using Offset = std::remove_const_t<std::remove_pointer_t<decltype(row_map)>>;
   using Ordinal = std::remove_const_t<std::remove_pointer_t<decltype(entries)>>;
   using Value = std::remove_const_t<std::remove_pointer_t<decltype(values)>>;
-  Scalar* spill = work.spill.data();
+  const Kokkos::View<Scalar*, typename ExecSpace::memory_space> spill_view(
+      Kokkos::ViewAllocateWithoutInitializing("Sprocket::bsr_spmv::spill"), work.spill_size);
+  Scalar* spill = spill_view.data();
   const auto parts = work.parts, reach = work.reach, spill_offset = work.spill_offset;
   const int64_t num_parts = int64_t(parts.extent(0)) - 1;
   using Policy = Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Static>>;

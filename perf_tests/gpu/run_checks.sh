@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# On a machine with an NVIDIA GPU: unpack .device/bundle.tar.xz (perf_tests/gpu/pack_bundle.sh),
+# run the CUDA configuration's tests, then the GPU benchmarks against cuSPARSE and Kokkos Kernels.
+# Everything is logged under the results folder as it goes, so a run stopped at a time limit still
+# leaves what it finished.
+#   perf_tests/gpu/run_checks.sh <results-dir> [stages] [ctest -R regex]
+# stages: comma-separated tests, sanitize, bench, variants (default tests,sanitize,bench). SPROCKET_GPU_BUDGET_S (default
+# 420) bounds the whole run: each later step is cut to what is left, and skipped under 15 s.
+set -uo pipefail
+START=$SECONDS
+BUDGET="${SPROCKET_GPU_BUDGET_S:-420}"
+left() { echo $(( BUDGET - (SECONDS - START) )); }
+# within <seconds> cmd...: run with a timeout of min(seconds, time left - 5); 124 when skipped.
+within() {
+  local want="$1"; shift
+  local l; l=$(( $(left) - 5 ))
+  (( l < 15 )) && { log "skipped (budget): $*"; return 124; }
+  (( want > l )) && want=$l
+  timeout "$want" "$@"
+}
+OUTDIR="${1:?usage: run_checks.sh <results-dir> [stages] [ctest-regex]}"
+WHAT=",${2:-tests,sanitize,bench},"
+TEST_REGEX="${3:-}"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# Logs gather in a scratch folder; the results folder gets summary.txt and results.tar.gz (all logs)
+# when the run ends, also when a step fails.
+RESULTS=/tmp/sprocket-gpu-results
+rm -rf "$RESULTS" && mkdir -p "$RESULTS" "$OUTDIR"
+finish() { cp "$RESULTS/summary.txt" "$OUTDIR/" 2>/dev/null; tar -C "$RESULTS" -czf "$OUTDIR/results.tar.gz" .; }
+trap finish EXIT
+log() { echo "[$(date +%T)] $*" | tee -a "$RESULTS/summary.txt"; }
+
+BUNDLE=/tmp/sprocket-bundle
+if [[ ! -d "$BUNDLE" ]]; then
+  mkdir -p "$BUNDLE"
+  if command -v xz >/dev/null; then
+    xz -dc -T0 "$ROOT/.device/bundle.tar.xz" | tar -C "$BUNDLE" -xf - || { log "unpack failed"; exit 1; }
+  else
+    python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1], "r:xz").extractall(sys.argv[2])' \
+      "$ROOT/.device/bundle.tar.xz" "$BUNDLE" || { log "unpack failed"; exit 1; }
+  fi
+fi
+# ctest's files and the tests name the paths of the machine that built them (/work/main, its
+# ../shared): make those paths lead here.
+BUILT_ROOT="$(sed -n 's/^# Source directory: //p' "$BUNDLE/build/cuda/CTestTestfile.cmake")"
+if [[ "$ROOT" != "$BUILT_ROOT" ]]; then
+  mkdir -p "$(dirname "$BUILT_ROOT")"
+  [[ -e "$BUILT_ROOT" ]] || ln -s "$ROOT" "$BUILT_ROOT"
+fi
+[[ -e "$(dirname "$BUILT_ROOT")/shared" ]] || ln -s "$BUNDLE/shared" "$(dirname "$BUILT_ROOT")/shared"
+# A real build tree (CMakeCache.txt: the machine that built it) is used as it is.
+mkdir -p "$ROOT/build"
+if [[ ! -e "$ROOT/build/cuda/CMakeCache.txt" ]]; then
+  rm -rf "$ROOT/build/cuda" && cp -r "$BUNDLE/build/cuda" "$ROOT/build/cuda"
+fi
+BIN="$ROOT/build/cuda/bin"
+
+# CUDA libraries (cudart, cuSPARSE): the toolkit's, else the Python wheels'.
+cuda_libs=""
+for d in /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib; do
+  [[ -d "$d" ]] && ls "$d"/libcusparse.so.* >/dev/null 2>&1 && cuda_libs="$cuda_libs:$d"
+done
+if [[ -z "$cuda_libs" ]]; then
+  for f in $(find / -xdev \( -name 'libcusparse.so.*' -o -name 'libcudart.so.*' \) 2>/dev/null | head -6); do
+    cuda_libs="$cuda_libs:$(dirname "$f")"
+  done
+fi
+export LD_LIBRARY_PATH="$BUNDLE/lib$cuda_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export OMP_PROC_BIND=spread OMP_PLACES=threads
+{
+  date -u; uname -a; nvidia-smi; nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm,clocks.mem,power.limit,driver_version --format=csv
+  nproc; lscpu | sed -n '1,20p'; echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+  for exe in "$BIN"/*; do ldd "$exe" | grep 'not found' | sed "s|^|$(basename "$exe"): |"; done
+} > "$RESULTS/machine.txt" 2>&1
+log "machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1), $(nproc) cores"
+grep '=> not found' "$RESULTS/machine.txt" | head -5 | while read -r l; do log "missing: $l"; done
+
+if [[ "$WHAT" == *,tests,* ]]; then
+  # The install consumer needs the Kokkos prefix and the hypre peer libHYPRE: neither is here.
+  # Several test processes share the GPU; OpenMP threads split the cores between them.
+  cd "$ROOT/build/cuda"
+  args=(-j 6 --timeout 150 --output-on-failure -E 'install|hypre')
+  [[ -n "$TEST_REGEX" ]] && args+=(-R "$TEST_REGEX")
+  log "ctest ${args[*]}"
+  OMP_NUM_THREADS=2 within "${SPROCKET_CTEST_S:-170}" ctest "${args[@]}" > "$RESULTS/ctest.log" 2>&1
+  log "ctest rc=$?: $(grep -E 'tests passed|tests failed' "$RESULTS/ctest.log")"
+  grep -E '^\s+[0-9]+ - ' "$RESULTS/ctest.log" | tee -a "$RESULTS/summary.txt"
+  cd "$ROOT"
+fi
+
+if [[ "$WHAT" == *,sanitize,* ]]; then
+  # compute-sanitizer over the kernel tests, the three tools side by side (one GPU, several
+  # processes). Whole test programs take far longer than a lease under racecheck, so each runs
+  # the tests that force every kernel of its family on Kokkos::Cuda with double values and int
+  # offsets (the first type, /0, of every typed suite in the CUDA build).
+  CS="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+  declare -A filter=(
+    [test_spmv]='Spmv/0.EveryKernelOnMixedRowLengths:Spmv/0.EveryKernelOnPowerLaw'
+    [test_bsr_spmv]='BsrSpmv/0.ManyBlockRowsAndOneHeavyBlockRow:BsrSpmv/0.EmptyAndOneBlockMatrices'
+    [test_spmm]='Spmm/0.PowerLaw:Spmm/0.RandomWithEmptyPanels'
+    [test_sddmm]='SddmmTest/0.ForcedPathsMatchReference'
+    [test_spgemm]='SpgemmTest/0.ForcedAccumulatorsRunEveryRow:SpgemmTest/0.WideSparseRowsUseHashTables')
+  pids=()
+  for tool in memcheck racecheck synccheck; do
+    for t in "${!filter[@]}"; do
+      [[ -x "$BIN/$t" ]] || continue
+      ( OMP_NUM_THREADS=1 within "${SPROCKET_SANITIZE_S:-150}" "$CS" --tool "$tool" --error-exitcode 99 "$BIN/$t" \
+          --gtest_brief=1 "--gtest_filter=${filter[$t]}" > "$RESULTS/sanitize-$tool-$t.log" 2>&1
+        echo "$tool $t rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED' "$RESULTS/sanitize-$tool-$t.log" | tr '\n' ' ' | cut -c1-200)" >> "$RESULTS/sanitize.txt" ) &
+      pids+=($!)
+    done
+  done
+  wait "${pids[@]}"
+  log "compute-sanitizer (rc 0: clean, 99: reports, 124: out of time):"; sort "$RESULTS/sanitize.txt" | tee -a "$RESULTS/summary.txt"
+fi
+
+if [[ "$WHAT" == *,variants,* ]]; then
+  # Every forced variant next to the automatic choice and cuSPARSE, where the automatic one lost.
+  B="$BIN/sprocket-bench"
+  export OMP_NUM_THREADS=16
+  log "variants spmv"
+  within 60 "$B" --json --kernel spmv --variant all --compare cusparse --check --repeat 20 \
+    --matrix gen:rmat:scale=20,ef=16 --matrix gen:poisson3d:n=128 > "$RESULTS/bench-variants-spmv.jsonl" 2> "$RESULTS/bench-variants-spmv.err"
+  log "variants spmv rc=$?"
+  log "variants spmm"
+  within 80 "$B" --json --kernel spmm --variant all --compare cusparse --check --repeat 10 --k 32 --layout right \
+    --matrix gen:rmat:scale=18,ef=16 --matrix gen:poisson3d:n=80 > "$RESULTS/bench-variants-spmm.jsonl" 2> "$RESULTS/bench-variants-spmm.err"
+  log "variants spmm rc=$?"
+fi
+
+if [[ "$WHAT" == *,bench,* ]]; then
+  B="$BIN/sprocket-bench"
+  bench() {  # bench <name> <seconds> args...
+    local name="$1" secs="$2"; shift 2
+    log "bench $name"
+    within "$secs" "$B" --json "$@" > "$RESULTS/bench-$name.jsonl" 2> "$RESULTS/bench-$name.err"
+    log "bench $name rc=$? lines=$(wc -l < "$RESULTS/bench-$name.jsonl")"
+  }
+  export OMP_NUM_THREADS=16
+  bench stream 20 --kernel stream --repeat 20
+  bench spmv 60 --kernel spmv --compare kk,cusparse --check --repeat 30 --stream \
+    --matrix gen:rmat:scale=20,ef=16 --matrix gen:poisson3d:n=128 --matrix gen:elasticity:n=50,dof=3
+  bench spmm 50 --kernel spmm --compare kk,cusparse --check --repeat 20 --k 32,128 --layout both \
+    --matrix gen:rmat:scale=18,ef=16 --matrix gen:poisson3d:n=80
+  bench spgemm 50 --kernel spgemm --compare kk,cusparse --check --repeat 10 \
+    --matrix gen:rmat:scale=16,ef=8 --matrix gen:poisson3d:n=50 --matrix gen:elasticity:n=20,dof=3
+  bench sddmm 30 --kernel sddmm --compare kokkos_team,cusparse --check --repeat 20 --k 32,128 \
+    --matrix gen:rmat:scale=18,ef=16 --matrix gen:poisson3d:n=80
+  bench bsr 30 --kernel bsr --compare kk,csr,cusparse --check --repeat 30 \
+    --matrix gen:elasticity:n=50,dof=3 --matrix gen:elasticity:n=30,dof=6
+  log "solver demo"
+  for args in "--prec jacobi" "--prec amg" "--solver lobpcg --nev 4 --prec amg"; do
+    within 20 "$BIN/sprocket-solve" --matrix gen:poisson3d:n=64 $args --json >> "$RESULTS/solve.jsonl" 2>> "$RESULTS/solve.err"
+    log "sprocket-solve $args rc=$?"
+  done
+fi
+log "done"
