@@ -49,9 +49,8 @@ HostBsr csr_to_host_bsr(const HostCsr& A, int b, BsrConversionInfo* info) {
   // The fill is known before anything is allocated: up to b*b stored scalars per entry (an entry
   // alone in its block), so a large b on a scattered pattern is refused with its size here rather
   // than by the allocator halfway through.
-  std::vector<int64_t> counting_stamp;
-  const int64_t blocks = count_blocks(A, b, counting_stamp);
-  counting_stamp = std::vector<int64_t>();
+  std::vector<int64_t> stamp;  // block row that last touched column J (count_blocks resets it)
+  const int64_t blocks = count_blocks(A, b, stamp);
   const int64_t bytes = blocks * (bb * int64_t{sizeof(double)} + int64_t{sizeof(int)}) +
                         (A.num_rows / b + 1) * int64_t{sizeof(int64_t)};
   require_host_memory(bytes, "csr_to_bsr: " + std::to_string(blocks) + " blocks of " + std::to_string(b) + "x" +
@@ -64,7 +63,7 @@ HostBsr csr_to_host_bsr(const HostCsr& A, int b, BsrConversionInfo* info) {
   bsr.entries.reserve(static_cast<size_t>(blocks));
   bsr.values.reserve(static_cast<size_t>(blocks * bb));
 
-  std::vector<int64_t> stamp(bsr.num_block_cols, -1);  // block row that last touched column J
+  stamp.assign(bsr.num_block_cols, -1);
   std::vector<int64_t> slot(bsr.num_block_cols, 0);    // J's block index within that block row
   std::vector<int> block_cols;
   for (int64_t I = 0; I < bsr.num_block_rows; ++I) {

@@ -35,15 +35,16 @@ using Device = Kokkos::DefaultHostExecutionSpace::device_type;
 using Crs16 = KokkosSparse::CrsMatrix<double, int, Device, void, int16_t>;
 using CrsOrdinal16 = KokkosSparse::CrsMatrix<double, int16_t, Device, void, int>;
 
-/// What the message of `f`'s InvalidArgument says ("" when f throws nothing or something else).
-template <class F>
-std::string invalid_argument_message(F&& f) {
+/// The message of the `Expected` exception `f` throws ("" when it throws nothing, a marked text
+/// when it throws something else).
+template <class Expected, class F>
+std::string message_of(F&& f) {
   try {
     f();
-  } catch (const InvalidArgument& e) {
+  } catch (const Expected& e) {
     return e.what();
-  } catch (...) {
-    return "<another exception>";
+  } catch (const std::exception& e) {
+    return std::string("<another exception: ") + e.what() + ">";
   }
   return "";
 }
@@ -57,22 +58,22 @@ TEST(Overflow, ToCrsRefusesCountsPastTheOffsetType) {
   const HostCsr fits = dense_block(181, 181);   // 32761 entries <= 32767
   const HostCsr wraps = dense_block(182, 182);  // 33124 entries
   EXPECT_NO_THROW(to_crs<Crs16>(fits));
-  const std::string m = invalid_argument_message([&] { to_crs<Crs16>(wraps); });
+  const std::string m = message_of<InvalidArgument>([&] { to_crs<Crs16>(wraps); });
   EXPECT_NE(m.find("33124 entries do not fit the matrix's offset type"), std::string::npos) << m;
 }
 
 TEST(Overflow, ToCrsRefusesDimensionsPastTheOrdinalType) {
   const HostCsr tall = no_entries(40000, 3);
-  const std::string m = invalid_argument_message([&] { to_crs<CrsOrdinal16>(tall); });
+  const std::string m = message_of<InvalidArgument>([&] { to_crs<CrsOrdinal16>(tall); });
   EXPECT_NE(m.find("40000 x 3 does not fit the matrix's ordinal type"), std::string::npos) << m;
 }
 
 TEST(Overflow, SpgemmOffsetCheckAtTheBoundary) {
   EXPECT_NO_THROW(Impl::spgemm_check_offset<int16_t>(32767, "nnz(C)"));
-  const std::string past = invalid_argument_message([] { Impl::spgemm_check_offset<int16_t>(32768, "nnz(C)"); });
+  const std::string past = message_of<InvalidArgument>([] { Impl::spgemm_check_offset<int16_t>(32768, "nnz(C)"); });
   EXPECT_NE(past.find("nnz(C) is 32768, more than the matrix's Offset type holds (32767)"), std::string::npos) << past;
-  EXPECT_NE(invalid_argument_message([] { Impl::spgemm_check_offset<int16_t>(-1, "nnz(C)"); }), "");
-  EXPECT_NE(invalid_argument_message([] { Impl::spgemm_check_offset<int>(int64_t{1} << 31, "nnz(C)"); }), "");
+  EXPECT_NE(message_of<InvalidArgument>([] { Impl::spgemm_check_offset<int16_t>(-1, "nnz(C)"); }), "");
+  EXPECT_NE(message_of<InvalidArgument>([] { Impl::spgemm_check_offset<int>(int64_t{1} << 31, "nnz(C)"); }), "");
   EXPECT_NO_THROW(Impl::spgemm_check_offset<int>((int64_t{1} << 31) - 1, "nnz(C)"));
 }
 
@@ -84,7 +85,7 @@ TEST(Overflow, SpgemmRefusesAProductPastTheOffsetType) {
   for (const Backend backend : {Backend::automatic, Backend::portable}) {
     SpgemmOptions options;
     options.backend = backend;
-    const std::string m = invalid_argument_message([&] { SpgemmPlan<Crs16> plan(a, b, options); });
+    const std::string m = message_of<InvalidArgument>([&] { SpgemmPlan<Crs16> plan(a, b, options); });
     EXPECT_NE(m.find("nnz(C) is 40000, more than the matrix's Offset type holds (32767)"), std::string::npos)
         << to_string(backend) << ": " << m;
   }
@@ -124,19 +125,6 @@ class MemoryCeiling {
   int64_t saved_;
 };
 
-/// The message of `f`'s ResourceError ("" when f throws nothing or something else).
-template <class F>
-std::string resource_error_message(F&& f) {
-  try {
-    f();
-  } catch (const ResourceError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("<another exception: ") + e.what() + ">";
-  }
-  return "";
-}
-
 // One entry per 32 x 32 block: the BSR form stores 1024 scalars per entry (8 KiB), so 3200
 // entries need 26 MB. Under a 4 MB ceiling the conversion refuses before allocating; the same
 // pattern with b = 1 (no fill) converts.
@@ -145,7 +133,7 @@ TEST(ResourceLimits, CsrToBsrFillIsCheckedBeforeAllocating) {
   for (int64_t k = 0; k < 3200; ++k) t.push_back({k, (k * 37) % 3200, 1.0});
   const HostCsr A = HostCsr::from_triplets(3200, 3200, t);
   const MemoryCeiling ceiling(int64_t{4} << 20);
-  const std::string m = resource_error_message([&] { csr_to_host_bsr(A, 32); });
+  const std::string m = message_of<ResourceError>([&] { csr_to_host_bsr(A, 32); });
   EXPECT_NE(m.find("csr_to_bsr: 3200 blocks of 32x32 for 3200 entries: needs 26"), std::string::npos) << m;
   EXPECT_NO_THROW(csr_to_host_bsr(A, 1));
 }
@@ -162,7 +150,7 @@ TEST(ResourceLimits, BlockGmresBasisIsCheckedBeforeAllocating) {
   const MemoryCeiling ceiling(int64_t{64} << 20);
   BlockGmresOptions options;
   options.restart = 500;
-  const std::string m = resource_error_message([&] { block_gmres(*op, B, X, options); });
+  const std::string m = message_of<ResourceError>([&] { block_gmres(*op, B, X, options); });
   EXPECT_NE(m.find("block_gmres: the Krylov basis and work blocks (n = 10000, restart 500, block 8): needs 322560000 bytes"),
             std::string::npos)
       << m;
@@ -182,7 +170,7 @@ TEST(ResourceLimits, LobpcgBlocksAreCheckedBeforeAllocating) {
   LobpcgOptions options;
   options.nev = 1;
   options.block_size = 2000;
-  const std::string m = resource_error_message([&] { Sprocket::lobpcg(*op, MV(), options); });
+  const std::string m = message_of<ResourceError>([&] { Sprocket::lobpcg(*op, MV(), options); });
   EXPECT_NE(m.find("lobpcg: the search-space blocks (n = 10000, block 2000): needs"), std::string::npos) << m;
 }
 
