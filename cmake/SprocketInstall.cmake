@@ -13,6 +13,6 @@ configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/SprocketConfig.cmake.i
   INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Sprocket)
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/SprocketConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/SprocketConfig.cmake
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/SprocketConfig.cmake ${PROJECT_SOURCE_DIR}/cmake/SprocketKokkosTargets.cmake
   ${CMAKE_CURRENT_BINARY_DIR}/SprocketConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/Sprocket)

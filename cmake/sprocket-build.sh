@@ -7,6 +7,8 @@
 #     bench          build the benchmarks
 #     build          build everything (no run)
 #     cuda-subset    CUDA configuration, library + tools + one test per kernel (compile only)
+#     trilinos-test  (configuration trilinos) Trilinos 13.2 with MPI built into the dependency
+#                    cache once, Sprocket configured against it (mpicxx), the adapters' tests run
 #     cuda-emulation-asan
 #                    host configuration: the emulated CUDA kernel tests built with AddressSanitizer
 #                    (<name>_asan, label cuda_emulation_asan), built and run
@@ -25,6 +27,7 @@ ACTION="${2:?usage: sprocket-build.sh <host|cuda|sanitize> <action>}"
 # UndefinedBehaviorSanitizer into build/sanitize.
 DEPS_CONFIG="$CONFIG"
 [[ "$CONFIG" == sanitize ]] && DEPS_CONFIG=host
+# trilinos: Sprocket against a Trilinos install (its Kokkos, its MPI) into build/trilinos.
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 JOBS="${SPROCKET_JOBS:-$(nproc)}"
 say() { echo "sprocket: $*" >&2; }
@@ -34,7 +37,12 @@ unset MAKEFLAGS MFLAGS MAKELEVEL
 # Kokkos' OpenMP backend asks for thread binding; honour a user's choice, else bind.
 export OMP_PROC_BIND="${OMP_PROC_BIND:-spread}" OMP_PLACES="${OMP_PLACES:-threads}"
 
-bash "$ROOT/cmake/install-packages.sh"
+if [[ "$CONFIG" == trilinos ]]; then
+  # OpenMPI (compiler wrappers and mpirun) for Trilinos with MPI.
+  bash "$ROOT/cmake/install-packages.sh" libopenmpi-dev openmpi-bin
+else
+  bash "$ROOT/cmake/install-packages.sh"
+fi
 
 if [[ -n "${KOKKOS_PREFIX:-}" ]]; then
   PREFIX="$KOKKOS_PREFIX"
@@ -64,6 +72,14 @@ if [[ "$CONFIG" == cuda ]]; then
   else
     cmake_args+=(-DSPROCKET_CUDA_TEST_SUBSET=OFF)
   fi
+fi
+if [[ "$CONFIG" == trilinos ]]; then
+  # Trilinos' exported targets carry no MPI: compile with its MPI wrapper. Only the library, the
+  # adapters' tests and sprocket-bench's tpetra-spmv (the host configuration builds and runs the
+  # rest).
+  cmake_args+=(-DCMAKE_CXX_COMPILER=mpicxx -DSPROCKET_ENABLE_TRILINOS=ON -DSPROCKET_TRILINOS_TESTS_ONLY=ON
+               -DSPROCKET_ENABLE_TOOLS=OFF -DSPROCKET_ENABLE_PERF_TESTS=ON -DSPROCKET_CUDA_EMULATION_ASAN=OFF
+               -DSPROCKET_ENABLE_FUZZ=OFF)
 fi
 if [[ "$CONFIG" == sanitize ]]; then
   # -O1 keeps the sanitized suite within a few times the plain one's run time; every UBSan finding
@@ -104,6 +120,11 @@ case "$ACTION" in
   test)
     build
     cd "$BUILD" && ctest --output-on-failure -j "$JOBS" ;;
+  trilinos-test)
+    [[ "$CONFIG" == trilinos ]] || { say "trilinos-test needs the trilinos configuration"; exit 2; }
+    build
+    # One test at a time: the MPI tests start up to 4 ranks on a 2-core machine.
+    cd "$BUILD" && ctest --output-on-failure -j 1 ;;
   demo)
     # The default problem of the solver demo; gnuplot draws convergence plots on request (--plot).
     bash "$ROOT/cmake/install-packages.sh" gnuplot-nox

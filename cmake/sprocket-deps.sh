@@ -6,17 +6,22 @@
 #   cmake/sprocket-deps.sh host    # OpenMP + Serial
 #   cmake/sprocket-deps.sh cuda    # OpenMP + CUDA (AMPERE80 for Kokkos; our kernels add sm_90;
 #                                  # patches/cuda/ lets Kokkos initialize on newer GPUs, via PTX)
+#   cmake/sprocket-deps.sh trilinos
+#                                  # the whole tarball through TriBITS with MPI: Teuchos, Tpetra,
+#                                  # Belos, Anasazi and their Kokkos / Kokkos Kernels (OpenMP +
+#                                  # Serial); prints the Trilinos install prefix
 #
 # Cache: ${SPROCKET_DEPS_DIR:-~/.cache/sprocket}. A prefix is complete when its stamp file exists;
 # a prefix without a stamp (interrupted build) is wiped and rebuilt. Options:
 #   SPROCKET_KK_ETI=ON      build Kokkos Kernels' explicit instantiations (default OFF)
 #   SPROCKET_DEPS_JOBS=N    parallel build jobs (default: nproc)
+#   SPROCKET_DEPS_CHECK_ONLY=1  (trilinos) exit 3 without building when the prefix is not built
 set -euo pipefail
 
 CONFIG="${1:-host}"
 case "$CONFIG" in
-  host|cuda) ;;
-  *) echo "sprocket-deps: unknown configuration '$CONFIG' (expected host or cuda)" >&2; exit 2 ;;
+  host|cuda|trilinos) ;;
+  *) echo "sprocket-deps: unknown configuration '$CONFIG' (expected host, cuda or trilinos)" >&2; exit 2 ;;
 esac
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -43,7 +48,7 @@ if [[ "$CONFIG" == cuda ]]; then
   STAMP_KEY="cuda-patches $(shopt -s nullglob; for f in "$HERE"/patches/cuda/*.patch; do cat "$f"; done | sha256sum | cut -c1-8)"
 fi
 
-if [[ -f "$STAMP" && "$(cat "$STAMP")" == "$STAMP_KEY" ]]; then
+if [[ "$CONFIG" != trilinos && -f "$STAMP" && "$(cat "$STAMP")" == "$STAMP_KEY" ]]; then
   say "reusing complete prefix $PREFIX"
   echo "$PREFIX"
   exit 0
@@ -88,6 +93,79 @@ EOF
     { mv "$SRC_CACHE/$ORIG_TARBALL" "$SRC_CACHE/$ORIG_TARBALL.bad";
       die "sha256 of $ORIG_TARBALL does not match $ORIG_SHA256 (kept as .bad)"; }
 }
+
+# ---- Trilinos (configuration "trilinos") ---------------------------------------------------------
+# Trilinos 13.2 cannot use an external Kokkos, so a Trilinos user's process holds the Kokkos built
+# inside Trilinos: we build that one (the same 3.4.01 sources) and Sprocket compiles against it.
+# Tpetra is instantiated for what Tpetra::CrsMatrix<double, int, long long, OpenMP node> needs and
+# nothing more; Belos and Anasazi with their Tpetra adapters. No patch: the host-only build of
+# Kokkos 3.4.01 needs none. Kokkos_ENABLE_COMPLEX_ALIGN=ON matches our own Kokkos' configuration.
+# Trilinos' exported targets carry neither -fopenmp nor MPI: consumers compile with the MPI
+# wrapper compiler and ${Trilinos_CXX_COMPILER_FLAGS} (CMakeLists.txt does that).
+trilinos_options() {
+  printf '%s\n' -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON -DCMAKE_CXX_STANDARD=17 \
+    -DTPL_ENABLE_MPI=ON -DCMAKE_C_COMPILER=mpicc -DCMAKE_CXX_COMPILER=mpicxx \
+    -DTrilinos_ENABLE_Fortran=OFF -DTrilinos_ENABLE_ALL_PACKAGES=OFF \
+    -DTrilinos_ENABLE_ALL_OPTIONAL_PACKAGES=OFF -DTrilinos_ENABLE_TESTS=OFF \
+    -DTrilinos_ENABLE_EXAMPLES=OFF -DTrilinos_ENABLE_EXPLICIT_INSTANTIATION=ON \
+    -DTrilinos_ENABLE_Teuchos=ON -DTrilinos_ENABLE_Kokkos=ON -DTrilinos_ENABLE_KokkosKernels=ON \
+    -DTrilinos_ENABLE_Tpetra=ON -DTrilinos_ENABLE_Belos=ON -DTrilinos_ENABLE_Anasazi=ON \
+    -DBelos_ENABLE_Tpetra=ON -DAnasazi_ENABLE_Tpetra=ON -DTpetra_ENABLE_TSQR=OFF \
+    -DTrilinos_ENABLE_OpenMP=ON -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON \
+    -DKokkos_ENABLE_COMPLEX_ALIGN=ON \
+    -DTpetra_INST_OPENMP=ON -DTpetra_INST_SERIAL=OFF -DTpetra_INST_DOUBLE=ON \
+    -DTpetra_INST_FLOAT=OFF -DTpetra_INST_COMPLEX_DOUBLE=OFF -DTpetra_INST_COMPLEX_FLOAT=OFF \
+    -DTpetra_INST_INT_INT=OFF -DTpetra_INST_INT_LONG=OFF -DTpetra_INST_INT_LONG_LONG=ON \
+    -DTpetra_INST_INT_UNSIGNED=OFF -DTpetra_INST_INT_UNSIGNED_LONG=OFF \
+    -DTPL_ENABLE_BLAS=ON -DTPL_ENABLE_LAPACK=ON -DTPL_ENABLE_DLlib=OFF
+}
+
+build_trilinos() {
+  command -v mpicxx >/dev/null || die "mpicxx not found: install libopenmpi-dev (make test-trilinos does)"
+  local key prefix stamp tree build_dir
+  key="$(trilinos_options | sha256sum | cut -c1-8)"
+  prefix="$DEPS_DIR/install/trilinos-13.2.0-mpi-openmp-$key"
+  stamp="$prefix/.sprocket-complete"
+  if [[ -f "$stamp" ]]; then
+    say "reusing complete prefix $prefix"
+    echo "$prefix"
+    return
+  fi
+  # SPROCKET_DEPS_CHECK_ONLY=1: only say whether the prefix is built (exit 3: it is not).
+  [[ "${SPROCKET_DEPS_CHECK_ONLY:-0}" == 1 ]] && { say "$prefix is not built"; exit 3; }
+  tree="$DEPS_DIR/trilinos-13.2.0-src"
+  if [[ ! -f "$tree/.extracted" ]]; then
+    fetch_source
+    say "extracting the whole trilinos tarball (TriBITS reads every package's dependency file)"
+    rm -rf "$tree" && mkdir -p "$tree"
+    tar -xzf "$SRC_CACHE/$ORIG_TARBALL" -C "$tree" --strip-components=1
+    touch "$tree/.extracted"
+  fi
+  build_dir="$DEPS_DIR/build/trilinos-$key"
+  rm -rf "$prefix" "$build_dir" && mkdir -p "$build_dir"
+  local opts
+  mapfile -t opts < <(trilinos_options)
+  # ccache makes a rebuild after an interrupted build (the stamp is missing) cheap.
+  command -v ccache >/dev/null && opts+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  say "configuring Trilinos (Teuchos, Tpetra, Belos, Anasazi with MPI and OpenMP)"
+  local start=$SECONDS
+  cmake -S "$tree" -B "$build_dir" "${opts[@]}" -DCMAKE_INSTALL_PREFIX="$prefix" \
+      >"$build_dir/configure.log" 2>&1 ||
+    { tail -40 "$build_dir/configure.log" >&2; die "Trilinos configure failed (log: $build_dir/configure.log)"; }
+  say "building Trilinos with $JOBS jobs (about 30 min with 2 cores; log: $build_dir/build.log)"
+  cmake --build "$build_dir" -j "$JOBS" --target install >"$build_dir/build.log" 2>&1 ||
+    { grep -B2 -A10 -m3 "error" "$build_dir/build.log" >&2; tail -20 "$build_dir/build.log" >&2
+      die "Trilinos build failed (log: $build_dir/build.log)"; }
+  echo "built in $((SECONDS - start)) s" > "$stamp"
+  rm -rf "$build_dir"
+  say "installed Trilinos into $prefix in $((SECONDS - start)) s"
+  echo "$prefix"
+}
+
+if [[ "$CONFIG" == trilinos ]]; then
+  build_trilinos
+  exit 0
+fi
 
 # ---- 2. extract only kokkos + kokkos-kernels, patch ---------------------------------------------
 # SPROCKET_KOKKOS_SRC may point at an already extracted and patched tree (used on the GPU machine,

@@ -12,5 +12,6 @@ KernelEntry spmm_entry();  // bench_spmm.cpp
 KernelEntry sddmm_entry(); // bench_sddmm.cpp
 KernelEntry spgemm_entry(); // bench_spgemm.cpp
 KernelEntry gram_entry();   // bench_gram.cpp
+KernelEntry tpetra_spmv_entry();  // bench_tpetra.cpp (a stub outside the Trilinos configuration)
 
 }  // namespace sprocket_bench

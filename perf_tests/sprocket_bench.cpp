@@ -23,6 +23,9 @@
 //   sprocket-bench --kernel stream [--variant copy|triad|all] [--stream-size N] [--json]
 //   sprocket-bench --kernel gram [--rows N1,N2] [--cols P1,P2] [--variant auto|kokkos|all]
 //                  [--compare dgemm] [--check] [--json]: the solvers' tall-skinny block products
+//   mpirun -np R build/trilinos/bin/sprocket-bench --kernel tpetra-spmv --matrix <...> [--check]:
+//                  Tpetra's apply vs Sprocket::TpetraOperator on 1, 2, 4, ... R ranks (the Trilinos
+//                  configuration's sprocket-bench holds only this kernel; the host one says so)
 //
 // Exit status: 0 on success, 1 after a failed --check or an unreadable matrix (the other
 // matrices still run), 2 on bad usage. See perf_tests/README.md.
@@ -47,6 +50,10 @@
 
 #include <unistd.h>
 
+#ifdef SPROCKET_BENCH_TRILINOS
+#include <Tpetra_Core.hpp>
+#endif
+
 #include "Sprocket_BsrMatrix.hpp"
 #include "bench_common.hpp"
 #include "bench_kernels.hpp"
@@ -57,8 +64,12 @@ static_assert(max_block_size_arg == Sprocket::max_bsr_block_size, "--block-size 
 namespace {
 
 const std::vector<KernelEntry>& registry() {
-  static const std::vector<KernelEntry> kernels{spmv_entry(), stream_entry(), bsr_entry(), spmm_entry(),
-                                                sddmm_entry(), spgemm_entry(), gram_entry()};
+#ifdef SPROCKET_BENCH_TRILINOS
+  static const std::vector<KernelEntry> kernels{tpetra_spmv_entry()};
+#else
+  static const std::vector<KernelEntry> kernels{spmv_entry(),   stream_entry(), bsr_entry(),        spmm_entry(),
+                                                sddmm_entry(),  spgemm_entry(), gram_entry(), tpetra_spmv_entry()};
+#endif
   return kernels;
 }
 
@@ -123,7 +134,12 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   const int saved_stdout = dup(STDOUT_FILENO);
   if (saved_stdout >= 0) dup2(STDERR_FILENO, STDOUT_FILENO);
+#ifdef SPROCKET_BENCH_TRILINOS
+  // MPI and Kokkos together (Tpetra's ScopeGuard finalizes both at the end of main).
+  Tpetra::ScopeGuard mpi_and_kokkos(&argc, &argv);
+#else
   Kokkos::initialize(argc, argv);  // removes the --kokkos-* options from argv
+#endif
   std::fflush(stdout);
   if (saved_stdout >= 0) {
     dup2(saved_stdout, STDOUT_FILENO);
@@ -148,6 +164,8 @@ int main(int argc, char** argv) {
       }
     }
   }
+#ifndef SPROCKET_BENCH_TRILINOS
   Kokkos::finalize();
+#endif
   return status;
 }

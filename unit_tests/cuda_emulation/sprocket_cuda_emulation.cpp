@@ -282,9 +282,11 @@ void resume(BlockState& s, unsigned t) {
   s.running = -1;
 }
 
-/// Records the first diagnosis and leaves the fiber for good.
-[[noreturn]] void fail_in_fiber(BlockState& s, const std::string& message) {
-  if (s.error.empty()) s.error = prefix(s) + message;
+/// Leaves the running fiber for good after its diagnosis went into s.error. The fiber's stack is
+/// abandoned, never unwound: no object owning memory may be alive on it (a message string built
+/// in the caller's frame would be reported as a leak by LeakSanitizer), so callers build the
+/// message in a scope that has ended.
+[[noreturn]] void leave_failed_fiber(BlockState& s) {
   Fiber& f = (*s.fibers)[s.running];
   f.status = Status::exited;
   to_scheduler(s, f, true);
@@ -443,26 +445,37 @@ std::string diagnose_stuck(BlockState& s) {
   return message;
 }
 
+/// Why thread t may not wait at `wait` (a warp-level synchronization), or "" when it may.
+std::string invalid_warp_wait(const BlockState& s, unsigned t, const char* what, const Wait& wait) {
+  const int lane = static_cast<int>(t % warp_size);
+  if (!(wait.mask >> lane & 1u))
+    return thread_name(t) + " calls " + what + " at " + where(wait.file, wait.line) + " with mask " + hex(wait.mask) +
+           ", which does not include its own lane";
+  const unsigned warp_first = (t / warp_size) * warp_size;
+  const unsigned lanes_in_warp = std::min<unsigned>(warp_size, s.count - warp_first);
+  if (lanes_in_warp < warp_size && (wait.mask >> lanes_in_warp) != 0)
+    return thread_name(t) + " calls " + what + " at " + where(wait.file, wait.line) + " with mask " + hex(wait.mask) +
+           ", which names lanes that do not exist (the warp has " + std::to_string(lanes_in_warp) + " threads)";
+  if (wait.kind == WaitKind::shuffle &&
+      (wait.width < 1 || wait.width > warp_size || (wait.width & (wait.width - 1)) != 0))
+    return thread_name(t) + " calls " + what + " at " + where(wait.file, wait.line) + " with width " +
+           std::to_string(wait.width) + " (a power of two <= 32 is required)";
+  return {};
+}
+
 /// Arrival of the running thread at a synchronization point: validate, wait, return when released.
 void arrive(const char* what, const Wait& wait) {
   BlockState& s = state_in_fiber(what);
   const unsigned t = static_cast<unsigned>(s.running);
   Fiber& f = (*s.fibers)[t];
   if (wait.kind != WaitKind::syncthreads) {
-    const int lane = static_cast<int>(t % warp_size);
-    if (!(wait.mask >> lane & 1u))
-      fail_in_fiber(s, thread_name(t) + " calls " + what + " at " + where(wait.file, wait.line) + " with mask " +
-                           hex(wait.mask) + ", which does not include its own lane");
-    const unsigned warp_first = (t / warp_size) * warp_size;
-    const unsigned lanes_in_warp = std::min<unsigned>(warp_size, s.count - warp_first);
-    if (lanes_in_warp < warp_size && (wait.mask >> lanes_in_warp) != 0)
-      fail_in_fiber(s, thread_name(t) + " calls " + what + " at " + where(wait.file, wait.line) + " with mask " +
-                           hex(wait.mask) + ", which names lanes that do not exist (the warp has " +
-                           std::to_string(lanes_in_warp) + " threads)");
-    if (wait.kind == WaitKind::shuffle &&
-        (wait.width < 1 || wait.width > warp_size || (wait.width & (wait.width - 1)) != 0))
-      fail_in_fiber(s, thread_name(t) + " calls " + what + " at " + where(wait.file, wait.line) + " with width " +
-                           std::to_string(wait.width) + " (a power of two <= 32 is required)");
+    bool invalid = false;
+    {  // the message must be gone before the fiber is left (leave_failed_fiber)
+      const std::string problem = invalid_warp_wait(s, t, what, wait);
+      invalid = !problem.empty();
+      if (invalid && s.error.empty()) s.error = prefix(s) + problem;
+    }
+    if (invalid) leave_failed_fiber(s);
   }
   f.wait = wait;
   f.status = Status::waiting;

@@ -407,7 +407,10 @@ TYPED_TEST(BlockGmres, DeflatesDependentAndZeroRightHandSides) {
   HostDense X0 = test::random_dense(n, 5, 803);  // nonzero guess: the zero column must still get x = 0
   for (int64_t j = 0; j < 4; ++j) set_column(X0, j, std::vector<double>(n, 0.0));
   BlockGmresOptions options;
-  options.restart = 40;
+  // One cycle (about 90 steps): a restart may legitimately drop a direction of independent
+  // right-hand sides whose residuals have become nearly parallel (seen with a 40-step restart and
+  // SPROCKET_TEST_SEED=13330791503598459046), which is not what this test is about.
+  options.restart = 200;
   const Solve five = this->run(A, B, options, Precond::none, &X0);
   const Solve two = this->run(A, B2, options, Precond::none);
   ASSERT_TRUE(converged_on_true_residual(A, B, five, options.tol));
@@ -415,7 +418,7 @@ TYPED_TEST(BlockGmres, DeflatesDependentAndZeroRightHandSides) {
   // The result counts every deflated direction: at least the two dependent columns of the first
   // residual block; independent right-hand sides lose none.
   EXPECT_GE(five.result.deflated_directions, 2);
-  EXPECT_EQ(two.result.deflated_directions, 0);
+  EXPECT_EQ(two.result.deflated_directions, 0) << two.result.iterations << " iterations: " << two.result.message;
   const std::vector<double> x0 = column(five.X, 0), x1 = column(five.X, 1);
   for (int64_t i = 0; i < n; ++i) ASSERT_NEAR(x0[i], x1[i], 1e-10 * norm2(x0)) << "duplicate columns, row " << i;
   for (double v : column(five.X, 4)) ASSERT_EQ(v, 0.0) << "b = 0 must give x = 0 exactly";

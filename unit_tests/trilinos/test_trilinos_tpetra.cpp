@@ -1,0 +1,208 @@
+// Sprocket::TpetraOperator and TpetraLocalPreconditioner over MPI (run by ctest on 1, 2 and 4
+// ranks): the operator's apply equals Tpetra's own CrsMatrix::apply to rounding, Belos block
+// GMRES through it solves gen:poisson3d and a shared nonsymmetric matrix to the tolerance on the
+// true residual, and the iteration count equals (+-1) that of the same solve on one rank, which
+// every rank also runs alone on its own communicator.
+#include <BelosBlockGmresSolMgr.hpp>
+#include <BelosLinearProblem.hpp>
+#include <BelosTpetraAdapter.hpp>
+#include <Teuchos_ParameterList.hpp>
+#include <Tpetra_Core.hpp>
+#include <Tpetra_CrsMatrix.hpp>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "Sprocket_Preconditioners.hpp"
+#include "Sprocket_TpetraOperator.hpp"
+#include "sprocket_test_utils.hpp"
+
+namespace {
+
+using namespace Sprocket;
+using Node = Tpetra::Map<>::node_type;
+using crs_type = Tpetra::CrsMatrix<double, int, long long, Node>;
+using mv_type = Tpetra::MultiVector<double, int, long long, Node>;
+using map_type = Tpetra::Map<int, long long, Node>;
+using op_type = Tpetra::Operator<double, int, long long, Node>;
+using Comm = Teuchos::RCP<const Teuchos::Comm<int>>;
+
+HostCsr matrix_of(const std::string& name) {
+  if (name.rfind("gen:", 0) == 0) return load_matrix(name);
+  return load_matrix(std::string(SPROCKET_SHARED_MATRICES) + "/" + name + ".mtx.gz");
+}
+
+
+/// Deterministic, rank-count independent vectors: entry (global row g, column j).
+void fill_wave(mv_type& X, double shift) {
+  const auto map = X.getMap();
+  auto x = X.getLocalViewHost(Tpetra::Access::OverwriteAll);
+  for (size_t j = 0; j < X.getNumVectors(); ++j)
+    for (size_t l = 0; l < X.getLocalLength(); ++l)
+      x(l, j) = std::sin(0.37 * (j + 1) * (map->getGlobalElement(static_cast<int>(l)) + 1) + shift);
+}
+
+double max_relative_difference(const mv_type& A, const mv_type& B) {
+  mv_type D(A, Teuchos::Copy);
+  D.update(-1.0, B, 1.0);
+  std::vector<double> d(A.getNumVectors()), b(A.getNumVectors());
+  D.normInf(d);
+  B.normInf(b);
+  double worst = 0;
+  for (size_t j = 0; j < d.size(); ++j) worst = std::max(worst, d[j] / std::max(b[j], 1e-300));
+  return worst;
+}
+
+class TpetraOperatorTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(TpetraOperatorTest, ApplyEqualsTpetraApply) {
+  SPROCKET_REQUIRE_SHARED_MATRICES();
+  const Comm comm = Tpetra::getDefaultComm();
+  const auto A = Sprocket::to_tpetra_crs<Node>(matrix_of(GetParam()), comm);
+  TpetraOperator<Node> op(A);
+  for (size_t k : {1, 3, 6}) {
+    mv_type X(A->getDomainMap(), k), Y_ours(A->getRangeMap(), k), Y_tpetra(A->getRangeMap(), k);
+    fill_wave(X, 0.1);
+    for (const auto& [alpha, beta] : std::vector<std::pair<double, double>>{{1.0, 0.0}, {2.0, -0.5}}) {
+      fill_wave(Y_ours, 0.7);
+      fill_wave(Y_tpetra, 0.7);
+      op.apply(X, Y_ours, Teuchos::NO_TRANS, alpha, beta);
+      A->apply(X, Y_tpetra, Teuchos::NO_TRANS, alpha, beta);
+      EXPECT_LE(max_relative_difference(Y_ours, Y_tpetra), 1e-13) << k << " vectors, alpha " << alpha << ", beta " << beta;
+    }
+  }
+  // A column subset of a larger multivector (no constant stride) as X and as Y.
+  mv_type Xw(A->getDomainMap(), 5), Yw(A->getRangeMap(), 5), Yt(A->getRangeMap(), 2);
+  fill_wave(Xw, 0.3);
+  fill_wave(Yw, 0.9);
+  const std::vector<size_t> cols{4, 1};
+  const auto Xs = Xw.subView(Teuchos::ArrayView<const size_t>(cols));
+  const auto Ys = Yw.subViewNonConst(Teuchos::ArrayView<const size_t>(cols));
+  Tpetra::deep_copy(Yt, *Ys);
+  op.apply(*Xs, *Ys, Teuchos::NO_TRANS, 1.5, 0.25);
+  A->apply(*Xs, Yt, Teuchos::NO_TRANS, 1.5, 0.25);
+  EXPECT_LE(max_relative_difference(*Ys, Yt), 1e-13);
+  EXPECT_THROW(op.apply(Xw, Yw, Teuchos::TRANS), InvalidArgument);
+  mv_type wrong(A->getRangeMap(), 2);
+  EXPECT_THROW(op.apply(Xw, wrong), InvalidArgument);
+
+  // New values on the same pattern: update_values() makes the operator see them.
+  auto Am = Teuchos::rcp_const_cast<crs_type>(A);
+  Am->resumeFill();
+  Am->scale(3.0);
+  Am->fillComplete();
+  op.update_values();
+  mv_type Y1(A->getRangeMap(), 3), Y2(A->getRangeMap(), 3), X3(A->getDomainMap(), 3);
+  fill_wave(X3, 0.2);
+  op.apply(X3, Y1);
+  A->apply(X3, Y2);
+  EXPECT_LE(max_relative_difference(Y1, Y2), 1e-13);
+  auto y1 = X3.getVector(0);
+  mv_type Y3(A->getRangeMap(), 1), Y4(A->getRangeMap(), 1);
+  op.apply(*y1, Y3);
+  A->apply(*y1, Y4);
+  EXPECT_LE(max_relative_difference(Y3, Y4), 1e-13);
+}
+
+struct GmresRun {
+  int iterations = 0;
+  bool converged = false;
+  double worst_true_residual = 0;
+};
+
+/// Belos block GMRES through TpetraOperator with the rank-local Jacobi (rank-count independent),
+/// 2 right-hand sides in one block, restart 40, tol 1e-8; true residuals by Tpetra's apply.
+GmresRun solve(const HostCsr& host, const Comm& comm) {
+  const auto A = Sprocket::to_tpetra_crs<Node>(host, comm);
+  const auto op = Teuchos::rcp(new TpetraOperator<Node>(A));
+  const auto M = Teuchos::rcp(new TpetraLocalPreconditioner<Node>(
+      A, [](const TpetraOperator<Node>::local_matrix_type& D) { return make_jacobi(D); }));
+  const double tol = 1e-8;
+  auto X = Teuchos::rcp(new mv_type(A->getDomainMap(), 2));
+  auto B = Teuchos::rcp(new mv_type(A->getRangeMap(), 2));
+  mv_type Xtrue(A->getDomainMap(), 2);
+  fill_wave(Xtrue, 0.0);
+  A->apply(Xtrue, *B);
+  auto problem = Teuchos::rcp(new Belos::LinearProblem<double, mv_type, op_type>(op, X, B));
+  problem->setRightPrec(M);
+  EXPECT_TRUE(problem->setProblem());
+  auto params = Teuchos::rcp(new Teuchos::ParameterList);
+  params->set("Block Size", 2);
+  params->set("Num Blocks", 40);
+  params->set("Maximum Iterations", 10000);
+  params->set("Maximum Restarts", 1000);
+  params->set("Convergence Tolerance", tol);
+  params->set("Implicit Residual Scaling", "Norm of RHS");
+  params->set("Explicit Residual Scaling", "Norm of RHS");
+  Belos::BlockGmresSolMgr<double, mv_type, op_type> mgr(problem, params);
+  GmresRun run;
+  run.converged = mgr.solve() == Belos::Converged;
+  run.iterations = mgr.getNumIters();
+  mv_type R(*B, Teuchos::Copy);
+  A->apply(*X, R, Teuchos::NO_TRANS, -1.0, 1.0);
+  std::vector<double> r(2), b(2);
+  R.norm2(r);
+  B->norm2(b);
+  for (int j = 0; j < 2; ++j) run.worst_true_residual = std::max(run.worst_true_residual, r[j] / b[j]);
+  return run;
+}
+
+TEST_P(TpetraOperatorTest, BelosBlockGmresSameIterationsOnEveryRankCount) {
+  SPROCKET_REQUIRE_SHARED_MATRICES();
+  const Comm comm = Tpetra::getDefaultComm();
+  const HostCsr host = matrix_of(GetParam());
+  const GmresRun distributed = solve(host, comm);
+  // The same solve on one rank: every rank alone on a communicator of its own.
+  const Comm alone = comm->split(comm->getRank(), 0);
+  const GmresRun one = solve(host, alone);
+  if (comm->getRank() == 0)
+    std::printf("[tpetra] %-20s %d ranks: %d iterations (1 rank: %d), true residual %.2e\n", GetParam(),
+                comm->getSize(), distributed.iterations, one.iterations, distributed.worst_true_residual);
+  EXPECT_TRUE(distributed.converged && one.converged);
+  EXPECT_LE(distributed.worst_true_residual, 1.5e-8);
+  EXPECT_LE(std::abs(distributed.iterations - one.iterations), 1)
+      << comm->getSize() << " ranks: " << distributed.iterations << ", one rank: " << one.iterations;
+}
+
+INSTANTIATE_TEST_SUITE_P(Distributed, TpetraOperatorTest, ::testing::Values("gen:poisson3d:n=16", "sherman5"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           std::string name = info.param;
+                           for (char& ch : name)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = 'x';
+                           return name;
+                         });
+
+// The local preconditioner is block Jacobi over ranks: on one rank, make_jacobi of the whole
+// matrix; on any number, point Jacobi equals D^{-1} x.
+TEST(TpetraLocalPreconditioner, JacobiIsDiagonalScalingOnEveryRankCount) {
+  const Comm comm = Tpetra::getDefaultComm();
+  const HostCsr host = load_matrix("gen:poisson3d:n=10");
+  const auto A = Sprocket::to_tpetra_crs<Node>(host, comm);
+  TpetraLocalPreconditioner<Node> M(A, [](const auto& D) { return make_jacobi(D); });
+  EXPECT_EQ(static_cast<size_t>(M.local_block().numRows()), A->getNodeNumRows());
+  mv_type X(A->getDomainMap(), 2), Y(A->getRangeMap(), 2), expected(A->getRangeMap(), 2);
+  fill_wave(X, 0.4);
+  M.apply(X, Y);
+  Tpetra::Vector<double, int, long long, Node> diagonal(A->getRowMap());
+  A->getLocalDiagCopy(diagonal);
+  {
+    const auto d = diagonal.getLocalViewHost(Tpetra::Access::ReadOnly);
+    const auto x = X.getLocalViewHost(Tpetra::Access::ReadOnly);
+    auto e = expected.getLocalViewHost(Tpetra::Access::OverwriteAll);
+    for (size_t j = 0; j < 2; ++j)
+      for (size_t l = 0; l < X.getLocalLength(); ++l) e(l, j) = x(l, j) / d(l, 0);
+  }
+  EXPECT_LE(max_relative_difference(Y, expected), 1e-15);
+  // Arguments on the wrong map or with a transpose are refused with the sizes.
+  const auto other = Sprocket::to_tpetra_crs<Node>(load_matrix("gen:poisson3d:n=6"), comm);
+  mv_type Xo(other->getDomainMap(), 2);
+  EXPECT_THROW(M.apply(Xo, Y), InvalidArgument);
+  EXPECT_THROW(M.apply(X, Y, Teuchos::TRANS), InvalidArgument);
+  EXPECT_THROW(Sprocket::to_tpetra_crs<Node>(test::random_csr(5, 7, 2, 1), comm), InvalidArgument);
+}
+
+}  // namespace
