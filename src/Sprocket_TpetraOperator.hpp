@@ -20,6 +20,10 @@
 /// (owned rows x owned columns): additive Schwarz with zero overlap, i.e. block Jacobi over
 /// ranks. Point Jacobi built this way equals global Jacobi, independent of the rank count.
 ///
+/// Thread safety: apply() of one TpetraOperator is not re-entrant (it imports X into a column-map
+/// scratch multivector the operator keeps); MPI calls follow Tpetra's rules (the process's thread
+/// level). Two operators may apply concurrently where MPI allows it.
+///
 /// Limits: double, local ordinal int, global ordinal long long (what our Trilinos build
 /// instantiates); host nodes (Tpetra 13.2 on CUDA needs UVM spaces, not supported here); op(A)
 /// only (no transpose); A's range map must be its row map (no Export after the product).
