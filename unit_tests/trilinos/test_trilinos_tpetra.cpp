@@ -114,13 +114,20 @@ struct GmresRun {
   double worst_true_residual = 0;
 };
 
-/// Belos block GMRES through TpetraOperator with the rank-local Jacobi (rank-count independent),
-/// 2 right-hand sides in one block, restart 40, tol 1e-8; true residuals by Tpetra's apply.
-GmresRun solve(const HostCsr& host, const Comm& comm) {
+using LocalFactory = TpetraLocalPreconditioner<Node>::factory_type;
+
+std::shared_ptr<Preconditioner<double, TpetraLocalPreconditioner<Node>::device_type>> local_jacobi(
+    const TpetraOperator<Node>::local_matrix_type& D) {
+  return make_jacobi(D);
+}
+
+/// Belos block GMRES through TpetraOperator with a rank-local preconditioner (by default Jacobi,
+/// which is rank-count independent), 2 right-hand sides in one block, restart 40, tol 1e-8; true
+/// residuals by Tpetra's apply.
+GmresRun solve(const HostCsr& host, const Comm& comm, const LocalFactory& make = local_jacobi) {
   const auto A = Sprocket::to_tpetra_crs<Node>(host, comm);
   const auto op = Teuchos::rcp(new TpetraOperator<Node>(A));
-  const auto M = Teuchos::rcp(new TpetraLocalPreconditioner<Node>(
-      A, [](const TpetraOperator<Node>::local_matrix_type& D) { return make_jacobi(D); }));
+  const auto M = Teuchos::rcp(new TpetraLocalPreconditioner<Node>(A, make));
   const double tol = 1e-8;
   auto X = Teuchos::rcp(new mv_type(A->getDomainMap(), 2));
   auto B = Teuchos::rcp(new mv_type(A->getRangeMap(), 2));
@@ -175,6 +182,27 @@ INSTANTIATE_TEST_SUITE_P(Distributed, TpetraOperatorTest, ::testing::Values("gen
                              if (!std::isalnum(static_cast<unsigned char>(ch))) ch = 'x';
                            return name;
                          });
+
+// The other local preconditioners as Tpetra operators (block Jacobi over ranks: iteration counts
+// depend on the rank count, the solution does not).
+TEST(TpetraLocalPreconditioner, ChebyshevIncompleteCholeskyAndIluPreconditionBelos) {
+  const Comm comm = Tpetra::getDefaultComm();
+  const HostCsr host = load_matrix("gen:poisson3d:n=16");
+  const std::vector<std::pair<const char*, LocalFactory>> kinds{
+      {"chebyshev", [](const auto& D) { return make_chebyshev(D); }},
+      {"incomplete_cholesky", [](const auto& D) { return make_incomplete_cholesky(D); }},
+      {"incomplete_lu", [](const auto& D) { return make_incomplete_lu(D); }}};
+  const GmresRun jacobi = solve(host, comm);
+  for (const auto& [name, make] : kinds) {
+    const GmresRun run = solve(host, comm, make);
+    if (comm->getRank() == 0)
+      std::printf("[tpetra] poisson3d n=16, %d ranks, local %s: %d iterations (jacobi %d)\n", comm->getSize(), name,
+                  run.iterations, jacobi.iterations);
+    EXPECT_TRUE(run.converged) << name;
+    EXPECT_LE(run.worst_true_residual, 1.5e-8) << name;
+    EXPECT_LT(run.iterations, jacobi.iterations) << name << " should beat point Jacobi";
+  }
+}
 
 // The local preconditioner is block Jacobi over ranks: on one rank, make_jacobi of the whole
 // matrix; on any number, point Jacobi equals D^{-1} x.
