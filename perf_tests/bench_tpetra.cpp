@@ -19,7 +19,6 @@
 #include <Tpetra_CrsMatrix.hpp>
 
 #include <algorithm>
-#include <cmath>
 
 #include "Sprocket_TpetraOperator.hpp"
 #endif
@@ -29,11 +28,8 @@ namespace tpetra_bench {
 
 #ifdef SPROCKET_BENCH_TRILINOS
 using Node = Tpetra::Map<>::node_type;
-using crs_type = Tpetra::CrsMatrix<double, int, long long, Node>;
 using mv_type = Tpetra::MultiVector<double, int, long long, Node>;
-using map_type = Tpetra::Map<int, long long, Node>;
 using Comm = Teuchos::RCP<const Teuchos::Comm<int>>;
-
 
 int run(const Args& args) {
   const Comm world = Tpetra::getDefaultComm();

@@ -99,8 +99,12 @@ class MultiVector {
     if (contiguous()) return view();
     view_type copy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "Sprocket::MultiVector::gathered"), num_rows(),
                    num_vectors());
-    for (int j = 0; j < num_vectors(); ++j)
-      Kokkos::deep_copy(Kokkos::subview(copy, Kokkos::ALL(), j), Kokkos::subview(base_, Kokkos::ALL(), columns_[j]));
+    Kokkos::View<int*, Device> index(Kokkos::view_alloc(Kokkos::WithoutInitializing, "Sprocket::MultiVector::index"),
+                                     columns_.size());
+    Kokkos::deep_copy(index, Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(columns_.data(),
+                                                                                                columns_.size()));
+    Impl::blocks::gather_columns(execution_space(), base_, index, copy);
+    execution_space().fence();
     return copy;
   }
   /// Where to write all columns: this memory when contiguous, else a scratch View whose columns

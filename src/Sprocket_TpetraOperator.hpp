@@ -48,17 +48,23 @@
 namespace Sprocket {
 
 namespace Impl {
-/// The checks both Tpetra operators make on apply's arguments, sizes in the message.
+/// The checks both Tpetra operators make on apply's arguments, sizes in the message. Lengths only,
+/// local and global: Map::isSameAs may cost an all-reduce per apply, and the local product needs
+/// only that the local extents fit (Tpetra's own apply checks no more).
 template <class MV, class Map>
 void check_tpetra_apply(const char* who, Teuchos::ETransp mode, const MV& X, const MV& Y, const Map& domain,
                         const Map& range) {
   SPROCKET_REQUIRE(mode == Teuchos::NO_TRANS, who, ": only mode NO_TRANS is supported (no transposed apply)");
   SPROCKET_REQUIRE(Y.getNumVectors() == X.getNumVectors(), who, ": X has ", X.getNumVectors(), " columns but Y has ",
                    Y.getNumVectors());
-  SPROCKET_REQUIRE(X.getMap()->isSameAs(domain) && Y.getMap()->isSameAs(range), who,
-                   ": X must be on the domain map and Y on the range map (global lengths: X ", X.getGlobalLength(),
-                   ", Y ", Y.getGlobalLength(), ", domain ", domain.getGlobalNumElements(), ", range ",
-                   range.getGlobalNumElements(), ")");
+  SPROCKET_REQUIRE(X.getLocalLength() == domain.getNodeNumElements() &&
+                       X.getGlobalLength() == domain.getGlobalNumElements() &&
+                       Y.getLocalLength() == range.getNodeNumElements() &&
+                       Y.getGlobalLength() == range.getGlobalNumElements(),
+                   who, ": X must be on the domain map and Y on the range map (lengths on this rank / global: X ",
+                   X.getLocalLength(), " / ", X.getGlobalLength(), ", Y ", Y.getLocalLength(), " / ",
+                   Y.getGlobalLength(), ", domain ", domain.getNodeNumElements(), " / ", domain.getGlobalNumElements(),
+                   ", range ", range.getNodeNumElements(), " / ", range.getGlobalNumElements(), ")");
 }
 }  // namespace Impl
 
@@ -261,16 +267,18 @@ class TpetraLocalPreconditioner : public Tpetra::Operator<double, int, long long
     Impl::check_tpetra_apply("TpetraLocalPreconditioner::apply", mode, X, Y, *map_, *map_);
     const size_t k = X.getNumVectors();
     if (k == 0) return;
-    // M^{-1} X into a scratch block (the Sprocket preconditioner overwrites its output), then
-    // Y = alpha Z + beta Y by Tpetra.
-    const multivector_type Xc(X, Teuchos::Copy);  // constant stride, and no aliasing with Y
-    multivector_type Z(map_, k, false);
+    // M^{-1} X into a scratch block kept between applies (the Sprocket preconditioner overwrites
+    // its output and Y may need beta; X is read whole before Y is written, so they may alias),
+    // then Y = alpha Z + beta Y by Tpetra. X is copied only when it has no constant stride.
+    Teuchos::RCP<const multivector_type> x_in = Teuchos::rcpFromRef(X);
+    if (!X.isConstantStride()) x_in = Teuchos::rcp(new multivector_type(X, Teuchos::Copy));
+    if (z_.is_null() || z_->getNumVectors() != k) z_ = Teuchos::rcp(new multivector_type(map_, k, false));
     {
-      const auto x = Xc.getLocalViewDevice(Tpetra::Access::ReadOnly);
-      const auto z = Z.getLocalViewDevice(Tpetra::Access::OverwriteAll);
+      const auto x = x_in->getLocalViewDevice(Tpetra::Access::ReadOnly);
+      const auto z = z_->getLocalViewDevice(Tpetra::Access::OverwriteAll);
       M_->apply(typename preconditioner_type::const_multivector(x), typename preconditioner_type::multivector(z));
     }
-    Y.update(alpha, Z, beta);
+    Y.update(alpha, *z_, beta);
   }
 
   const preconditioner_type& local_preconditioner() const { return *M_; }
@@ -280,6 +288,7 @@ class TpetraLocalPreconditioner : public Tpetra::Operator<double, int, long long
   Teuchos::RCP<const map_type> map_;
   local_matrix_type block_;
   std::shared_ptr<preconditioner_type> M_;
+  mutable Teuchos::RCP<multivector_type> z_;  // M^{-1} X scratch
 };
 
 }  // namespace Sprocket
