@@ -12,9 +12,10 @@
 /// group, each restart cycle
 ///   1. computes the true residual R = B - A X of the columns not yet converged (a column whose
 ///      ||b - Ax|| / ||b|| <= tol leaves the block: converged directions are dropped);
-///   2. orthonormalizes R with deflation: a column that is (nearly) a combination of the others
-///      (duplicate or dependent right-hand sides, or a remainder below 0.1 tol ||b||) adds no
-///      basis vector, its right-hand side is still solved through the others';
+///   2. orthonormalizes R with deflation: a column that is a combination of the others to
+///      rounding (duplicate or dependent right-hand sides: a remainder below about 1000 eps of
+///      its residual or of ||b||) adds no basis vector, its right-hand side is still solved
+///      through the others'; independent right-hand sides keep their directions;
 ///   3. runs up to `restart` block Arnoldi steps W = A M^{-1} V_j, the whole block through one
 ///      operator apply, orthogonalized against the basis by two passes of block classical
 ///      Gram-Schmidt (a third when a pass cancels more than half a column) and inside the block

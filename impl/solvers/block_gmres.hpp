@@ -7,11 +7,16 @@
 ///
 /// Numbers that decide behaviour, and why:
 ///  - residual blocks (at a restart): a right-hand side whose remainder, after removing the
-///    directions of the columns before it, is below max(1000 eps(double), 10 eps(Scalar)) of
-///    its norm is a combination of them (duplicate / dependent columns: two Gram-Schmidt passes
-///    leave a few eps of a dependent vector) and gets no basis vector; so does a remainder below
-///    0.1 tol ||b||, which cannot keep its column from converging (inexact deflation; its norm
-///    is added to the column's estimate).
+///    directions of the columns before it, is below e = max(1000 eps(double), 10 eps(Scalar))
+///    times its residual's norm or times ||b|| is a combination of them and gets no basis vector:
+///    two Gram-Schmidt passes leave a few eps of a dependent vector, and residuals of dependent
+///    right-hand sides computed after a cycle differ by the rounding of b - A x, which scales
+///    with ||b||, not with the (by then small) residual. Anything above is a direction the block
+///    still has: it is kept, however small, so independent right-hand sides keep their rank
+///    across restarts. (Dropping a remainder below 0.1 tol ||b||, an inexact deflation, would
+///    still let the column converge, but it lost directions of independent right-hand sides
+///    whose residuals were 1.4% apart; the block then no longer spans the residuals.) A dropped
+///    remainder's norm is added to its column's estimate.
 ///  - Arnoldi blocks: a direction is dropped only when its remainder is below 10 eps(Scalar) of
 ///    ||A M^{-1} v||: rounding, nothing else. A larger threshold would cut directions of an
 ///    ill-conditioned A M^{-1} whose small remainders matter (a dropped remainder e enters the
@@ -78,9 +83,6 @@ class BlockGmresSolver {
   /// Column-by-column path: a pass against the whole basis when the in-block passes left a
   /// column below this fraction of its norm (its remainder would carry the basis' rounding).
   static constexpr double column_reorthogonalization_ratio = 1e-2;
-  /// Inexact deflation: a residual column below this fraction of tol ||b|| cannot keep its
-  /// column from converging, so it gets no basis vector.
-  static constexpr double inexact_deflation_fraction = 0.1;
   /// A cycle makes progress when some column's true residual drops by this relative amount.
   static constexpr double min_cycle_progress = 1e-4;
   /// Cycles in a row without progress before stagnation is declared (one could be rounding).
@@ -630,8 +632,9 @@ class BlockGmresSolver {
   bool restart_cycle(GroupState& g, SolverStatus& status) {
     const int k = static_cast<int>(g.active.size());
     // 2. the first basis block from the residuals, deflated
+    // Dependence to the rounding of b - A x, which scales with ||b||.
     std::vector<double> floor(k);
-    for (int j = 0; j < k; ++j) floor[j] = inexact_deflation_fraction * options_.tol * bnorm_[g.active[j]];
+    for (int j = 0; j < k; ++j) floor[j] = residual_deflation_tol_ * bnorm_[g.active[j]];
     const OrthoOutcome start = orthonormalize(columns_of(R_, 0, k), 0, floor);
     if (start.nonfinite || start.accepted == 0) {
       g.message << "the residual block could not be orthonormalized (non-finite values)";
