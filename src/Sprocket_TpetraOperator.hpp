@@ -20,6 +20,11 @@
 /// (owned rows x owned columns): additive Schwarz with zero overlap, i.e. block Jacobi over
 /// ranks. Point Jacobi built this way equals global Jacobi, independent of the rank count.
 ///
+/// Arguments: X and Y may alias (X is read whole before Y is written) and may lack constant
+/// stride (column subsets); their maps must be the operator's domain and range maps, and one with
+/// the same lengths but another distribution of the global indices is refused (InvalidArgument
+/// on every rank; redistribute it with a Tpetra::Import first).
+///
 /// Thread safety: apply() of one TpetraOperator is not re-entrant (it imports X into a column-map
 /// scratch multivector the operator keeps); MPI calls follow Tpetra's rules (the process's thread
 /// level). Two operators may apply concurrently where MPI allows it.
@@ -48,24 +53,55 @@
 namespace Sprocket {
 
 namespace Impl {
-/// The checks both Tpetra operators make on apply's arguments, sizes in the message. Lengths only,
-/// local and global: Map::isSameAs may cost an all-reduce per apply, and the local product needs
-/// only that the local extents fit (Tpetra's own apply checks no more).
-template <class MV, class Map>
-void check_tpetra_apply(const char* who, Teuchos::ETransp mode, const MV& X, const MV& Y, const Map& domain,
-                        const Map& range) {
-  SPROCKET_REQUIRE(mode == Teuchos::NO_TRANS, who, ": only mode NO_TRANS is supported (no transposed apply)");
-  SPROCKET_REQUIRE(Y.getNumVectors() == X.getNumVectors(), who, ": X has ", X.getNumVectors(), " columns but Y has ",
-                   Y.getNumVectors());
-  SPROCKET_REQUIRE(X.getLocalLength() == domain.getNodeNumElements() &&
-                       X.getGlobalLength() == domain.getGlobalNumElements() &&
-                       Y.getLocalLength() == range.getNodeNumElements() &&
-                       Y.getGlobalLength() == range.getGlobalNumElements(),
-                   who, ": X must be on the domain map and Y on the range map (lengths on this rank / global: X ",
-                   X.getLocalLength(), " / ", X.getGlobalLength(), ", Y ", Y.getLocalLength(), " / ",
-                   Y.getGlobalLength(), ", domain ", domain.getNodeNumElements(), " / ", domain.getGlobalNumElements(),
-                   ", range ", range.getNodeNumElements(), " / ", range.getGlobalNumElements(), ")");
-}
+/// The checks both Tpetra operators make on apply's arguments, sizes in the message: the mode,
+/// the column counts, and each argument's map.
+///  - Lengths, local and global, first (cheap, and what the local product needs to be safe).
+///  - Then the map itself: the same lengths may still be another distribution of the global
+///    indices (a foreign map), whose entries the local product would silently read as the
+///    domain map's. An argument on the operator's own map object passes at once; another map
+///    object is compared by Map::isSameAs, which for maps that are not both contiguous and
+///    uniform is an all-reduce, so the last map object found equal is kept (its RCP: the address
+///    cannot be reused by another map) and passes at once afterwards: Belos creates its work
+///    multivectors once, on one map, and they pay the comparison once, not per apply.
+///    isSameAs is collective; the ranks take the same branch because they hold the same map
+///    objects in the same calls (Tpetra's maps are created collectively).
+template <class Map>
+class TpetraArgumentCheck {
+ public:
+  template <class MV>
+  void operator()(const char* who, Teuchos::ETransp mode, const MV& X, const MV& Y, const Teuchos::RCP<const Map>& domain,
+                  const Teuchos::RCP<const Map>& range) const {
+    SPROCKET_REQUIRE(mode == Teuchos::NO_TRANS, who, ": only mode NO_TRANS is supported (no transposed apply)");
+    SPROCKET_REQUIRE(Y.getNumVectors() == X.getNumVectors(), who, ": X has ", X.getNumVectors(),
+                     " columns but Y has ", Y.getNumVectors());
+    SPROCKET_REQUIRE(X.getLocalLength() == domain->getNodeNumElements() &&
+                         X.getGlobalLength() == domain->getGlobalNumElements() &&
+                         Y.getLocalLength() == range->getNodeNumElements() &&
+                         Y.getGlobalLength() == range->getGlobalNumElements(),
+                     who, ": X must be on the domain map and Y on the range map (lengths on this rank / global: X ",
+                     X.getLocalLength(), " / ", X.getGlobalLength(), ", Y ", Y.getLocalLength(), " / ",
+                     Y.getGlobalLength(), ", domain ", domain->getNodeNumElements(), " / ",
+                     domain->getGlobalNumElements(), ", range ", range->getNodeNumElements(), " / ",
+                     range->getGlobalNumElements(), ")");
+    require_same_map(who, "X", "domain", X.getMap(), domain, verified_x_);
+    require_same_map(who, "Y", "range", Y.getMap(), range, verified_y_);
+  }
+
+ private:
+  static void require_same_map(const char* who, const char* argument, const char* kind,
+                               const Teuchos::RCP<const Map>& given, const Teuchos::RCP<const Map>& expected,
+                               Teuchos::RCP<const Map>& verified) {
+    if (given.get() == expected.get() || given.get() == verified.get()) return;
+    SPROCKET_REQUIRE(given->isSameAs(*expected), who, ": ", argument, " has the lengths of the ", kind,
+                     " map but another distribution of the global indices (this rank's first and last: ", argument,
+                     " ", given->getMinGlobalIndex(), " .. ", given->getMaxGlobalIndex(), ", ", kind, " map ",
+                     expected->getMinGlobalIndex(), " .. ", expected->getMaxGlobalIndex(),
+                     "): redistribute it to the ", kind, " map (Tpetra::Import) first");
+    verified = given;
+  }
+
+  mutable Teuchos::RCP<const Map> verified_x_, verified_y_;
+};
 }  // namespace Impl
 
 /// A square HostCsr, the same on every rank of comm, as a fill-complete Tpetra::CrsMatrix
@@ -121,7 +157,7 @@ class TpetraOperator : public Tpetra::Operator<double, int, long long, Node> {
   /// Y = alpha A X + beta Y (beta == 0: Y is not read). mode must be Teuchos::NO_TRANS.
   void apply(const multivector_type& X, multivector_type& Y, Teuchos::ETransp mode = Teuchos::NO_TRANS,
              double alpha = 1.0, double beta = 0.0) const override {
-    Impl::check_tpetra_apply("TpetraOperator::apply", mode, X, Y, *getDomainMap(), *getRangeMap());
+    check_arguments_("TpetraOperator::apply", mode, X, Y, getDomainMap(), getRangeMap());
     const size_t k = X.getNumVectors();
     if (k == 0) return;
     // X in the column map: imported (the halo exchange), or X itself when nothing is remote; a
@@ -204,6 +240,7 @@ class TpetraOperator : public Tpetra::Operator<double, int, long long, Node> {
   std::optional<SpmvPlan<local_matrix_type>> spmv_;
   std::optional<SpmmPlan<local_matrix_type>> spmm_;
   mutable Teuchos::RCP<multivector_type> x_col_;  // column-map scratch of the import
+  Impl::TpetraArgumentCheck<map_type> check_arguments_;
 };
 
 /// The rank's diagonal block of A (owned rows x owned columns, local numbering of the row map) as
@@ -264,7 +301,7 @@ class TpetraLocalPreconditioner : public Tpetra::Operator<double, int, long long
   /// Y = alpha M^{-1} X + beta Y, M^{-1} the local preconditioner on every rank's rows.
   void apply(const multivector_type& X, multivector_type& Y, Teuchos::ETransp mode = Teuchos::NO_TRANS,
              double alpha = 1.0, double beta = 0.0) const override {
-    Impl::check_tpetra_apply("TpetraLocalPreconditioner::apply", mode, X, Y, *map_, *map_);
+    check_arguments_("TpetraLocalPreconditioner::apply", mode, X, Y, map_, map_);
     const size_t k = X.getNumVectors();
     if (k == 0) return;
     // M^{-1} X into a scratch block kept between applies (the Sprocket preconditioner overwrites
@@ -289,6 +326,7 @@ class TpetraLocalPreconditioner : public Tpetra::Operator<double, int, long long
   local_matrix_type block_;
   std::shared_ptr<preconditioner_type> M_;
   mutable Teuchos::RCP<multivector_type> z_;  // M^{-1} X scratch
+  Impl::TpetraArgumentCheck<map_type> check_arguments_;
 };
 
 }  // namespace Sprocket

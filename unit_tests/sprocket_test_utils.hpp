@@ -45,6 +45,18 @@ inline uint64_t test_seed() {
 /// Per-test-case seed: the process seed mixed with a salt, so cases differ from each other.
 inline uint64_t seed_for(uint64_t salt) { return test_seed() * 0x9E3779B97F4A7C15ull + salt; }
 
+/// The message of the `Expected` exception `f` throws; "" when it throws nothing (another
+/// exception escapes to the test).
+template <class Expected, class F>
+std::string message_of(F&& f) {
+  try {
+    f();
+  } catch (const Expected& e) {
+    return e.what();
+  }
+  return "";
+}
+
 /// Random sparse matrix (uniform random placement, values in [-1, 1]).
 inline HostCsr random_csr(int64_t rows, int64_t cols, double avg_row, uint64_t salt) {
   return gen::uniform_random(rows, cols, avg_row, seed_for(salt));

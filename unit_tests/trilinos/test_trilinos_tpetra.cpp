@@ -14,7 +14,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "Sprocket_Preconditioners.hpp"
@@ -231,6 +233,112 @@ TEST(TpetraLocalPreconditioner, JacobiIsDiagonalScalingOnEveryRankCount) {
   EXPECT_THROW(M.apply(Xo, Y), InvalidArgument);
   EXPECT_THROW(M.apply(X, Y, Teuchos::TRANS), InvalidArgument);
   EXPECT_THROW(Sprocket::to_tpetra_crs<Node>(test::random_csr(5, 7, 2, 1), comm), InvalidArgument);
+}
+
+/// A map with `map`'s local lengths on every rank but its global indices in reverse: position p
+/// of the contiguous numbering gets index n - 1 - p. The same lengths, another distribution
+/// (on one rank: another order).
+Teuchos::RCP<const map_type> reversed(const map_type& map) {
+  const long long n = static_cast<long long>(map.getGlobalNumElements());
+  std::vector<long long> indices;
+  for (size_t l = 0; l < map.getNodeNumElements(); ++l)
+    indices.push_back(n - 1 - map.getGlobalElement(static_cast<int>(l)));
+  return Teuchos::rcp(new map_type(map.getGlobalNumElements(), Teuchos::ArrayView<const long long>(indices), 0,
+                                   map.getComm()));
+}
+
+/// The same global indices as `map`, as a map object of its own and listed (not contiguous), so
+/// that comparing it with `map` takes Tpetra's all-reduce.
+Teuchos::RCP<const map_type> listed_copy(const map_type& map) {
+  std::vector<long long> indices;
+  for (size_t l = 0; l < map.getNodeNumElements(); ++l) indices.push_back(map.getGlobalElement(static_cast<int>(l)));
+  return Teuchos::rcp(new map_type(map.getGlobalNumElements(), Teuchos::ArrayView<const long long>(indices), 0,
+                                   map.getComm()));
+}
+
+/// Copies `from` (its values, in local order) into a new multivector on `map` (same lengths).
+mv_type on_map(const mv_type& from, const Teuchos::RCP<const map_type>& map) {
+  mv_type to(map, from.getNumVectors());
+  Kokkos::deep_copy(to.getLocalViewDevice(Tpetra::Access::OverwriteAll), from.getLocalViewDevice(Tpetra::Access::ReadOnly));
+  return to;
+}
+
+// Arguments the length checks alone would let through, and arguments that must work (issue 30):
+//  - a foreign map (same lengths, other global indices) is refused by both operators, for X and
+//    for Y, on every rank; the same map as another object, even a listed one, is accepted and
+//    gives Tpetra's result;
+//  - X aliasing Y, and column subsets without constant stride, give what separate multivectors
+//    give.
+TEST(TpetraArguments, ForeignMapsAreRefusedAliasesAndStridesWork) {
+  const Comm comm = Tpetra::getDefaultComm();
+  const auto A = Sprocket::to_tpetra_crs<Node>(load_matrix("gen:poisson3d:n=10"), comm);
+  TpetraOperator<Node> op(A);
+  TpetraLocalPreconditioner<Node> M(A, [](const auto& D) { return make_jacobi(D); });
+  const auto domain = A->getDomainMap(), range = A->getRangeMap();
+  mv_type X(domain, 3), Y(range, 3), expected(range, 3);
+  fill_wave(X, 0.5);
+
+  // Foreign maps: refused, naming the argument.
+  const mv_type X_foreign = on_map(X, reversed(*domain));
+  mv_type Y_foreign(reversed(*range), 3);
+  for (const auto& [who, apply] : std::vector<std::pair<std::string, std::function<void(const mv_type&, mv_type&)>>>{
+           {"TpetraOperator::apply", [&](const mv_type& x, mv_type& y) { op.apply(x, y); }},
+           {"TpetraLocalPreconditioner::apply", [&](const mv_type& x, mv_type& y) { M.apply(x, y); }}}) {
+    const std::string x_message = test::message_of<InvalidArgument>([&] { apply(X_foreign, Y); });
+    EXPECT_NE(x_message.find(who + ": X has the lengths of the domain map but another distribution"), std::string::npos)
+        << x_message;
+    const std::string y_message = test::message_of<InvalidArgument>([&] { apply(X, Y_foreign); });
+    EXPECT_NE(y_message.find(who + ": Y has the lengths of the range map but another distribution"), std::string::npos)
+        << y_message;
+  }
+
+  // The same maps as other objects (contiguous, and listed): accepted, twice, with Tpetra's result.
+  for (const auto& make : std::vector<std::function<Teuchos::RCP<const map_type>(const map_type&)>>{
+           [](const map_type& m) { return Teuchos::rcp(new map_type(m.getGlobalNumElements(), 0, m.getComm())); },
+           listed_copy}) {
+    const mv_type Xc = on_map(X, make(*domain));
+    mv_type Yc(make(*range), 3);
+    for (int repeat = 0; repeat < 2; ++repeat) {
+      op.apply(Xc, Yc);
+      A->apply(X, expected);
+      EXPECT_LE(max_relative_difference(on_map(Yc, range), expected), 1e-13) << "repeat " << repeat;
+    }
+  }
+
+  // X aliasing Y: Y = alpha A Y + beta Y and Y = alpha M^-1 Y + beta Y, whole and as a column subset.
+  for (const bool subset : {false, true}) {
+    mv_type W(range, 4), reference_in(range, 2), reference(range, 2);
+    fill_wave(W, 0.8);
+    const std::vector<size_t> cols{3, 1};
+    const Teuchos::RCP<mv_type> Z = subset ? W.subViewNonConst(Teuchos::ArrayView<const size_t>(cols))
+                                           : W.subViewNonConst(Teuchos::Range1D(0, 1));
+    EXPECT_EQ(Z->isConstantStride(), !subset);
+    Tpetra::deep_copy(reference_in, *Z);
+    Tpetra::deep_copy(reference, *Z);
+    op.apply(*Z, *Z, Teuchos::NO_TRANS, 1.5, -0.5);
+    A->apply(reference_in, reference, Teuchos::NO_TRANS, 1.5, -0.5);
+    EXPECT_LE(max_relative_difference(*Z, reference), 1e-13) << (subset ? "column subset" : "whole");
+    Tpetra::deep_copy(reference_in, *Z);
+    Tpetra::deep_copy(reference, *Z);
+    M.apply(*Z, *Z, Teuchos::NO_TRANS, 2.0, 0.25);
+    mv_type separate(range, 2);
+    Tpetra::deep_copy(separate, reference_in);
+    M.apply(reference_in, separate, Teuchos::NO_TRANS, 2.0, 0.25);
+    EXPECT_LE(max_relative_difference(*Z, separate), 1e-15) << (subset ? "column subset" : "whole");
+  }
+
+  // Non-constant stride, not aliased, through the preconditioner (the operator's case is above).
+  mv_type Xw(domain, 4), Yw(range, 4), Yt(range, 2);
+  fill_wave(Xw, 0.1);
+  fill_wave(Yw, 0.2);
+  const std::vector<size_t> xs{2, 0}, ys{1, 3};
+  const auto Xs = Xw.subView(Teuchos::ArrayView<const size_t>(xs));
+  const auto Ys = Yw.subViewNonConst(Teuchos::ArrayView<const size_t>(ys));
+  mv_type Xcopy(*Xs, Teuchos::Copy);
+  Tpetra::deep_copy(Yt, *Ys);
+  M.apply(*Xs, *Ys, Teuchos::NO_TRANS, 1.0, 1.0);
+  M.apply(Xcopy, Yt, Teuchos::NO_TRANS, 1.0, 1.0);
+  EXPECT_LE(max_relative_difference(*Ys, Yt), 1e-15);
 }
 
 }  // namespace
