@@ -8,6 +8,7 @@
 // Kokkos Kernels 3.4 headers assume Kokkos_Core.hpp was included first.
 #include <Kokkos_Core.hpp>
 #include <KokkosSparse_CrsMatrix.hpp>
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -15,8 +16,10 @@
 
 #include "Sprocket_Error.hpp"
 #include "Sprocket_HostMatrix.hpp"
+#include "Sprocket_Memory.hpp"
 #include "impl/common/host_analysis.hpp"
 #include "impl/common/structure_check.hpp"
+#include "impl/common/workspace_memory.hpp"
 
 namespace Sprocket {
 
@@ -45,6 +48,18 @@ CrsType to_crs(const HostCsr& host, const std::string& label = "Sprocket::A") {
                        static_cast<uint64_t>(std::numeric_limits<Offset>::max()),
                    "to_crs: ", host.nnz(), " entries do not fit the matrix's offset type");
   using Device = typename CrsType::device_type;
+  // The copy is checked before it is allocated, as the reader checked the host matrix it copies:
+  // a matrix that fits the host once may not fit beside itself, or on the GPU (where each array
+  // is staged through a host mirror first).
+  const int64_t rows_bytes = (host.num_rows + 1) * int64_t{sizeof(Offset)};
+  const int64_t entry_bytes = host.nnz() * int64_t{sizeof(Ordinal) + sizeof(Scalar)};
+  Impl::require_space_memory<typename Device::execution_space>(
+      rows_bytes + entry_bytes, "to_crs: the device copy of a " + std::to_string(host.num_rows) + " x " +
+                                    std::to_string(host.num_cols) + " matrix with " + std::to_string(host.nnz()) +
+                                    " entries");
+  if constexpr (!Kokkos::SpaceAccessibility<typename Device::memory_space, Kokkos::HostSpace>::accessible)
+    require_host_memory(std::max(rows_bytes, host.nnz() * int64_t{sizeof(Scalar)}),
+                        "to_crs: the host staging copy of the largest array");
   const auto row_map = Impl::to_device_view<Offset, Device>(host.row_map, label + "::row_map");
   const auto entries = Impl::to_device_view<Ordinal, Device>(host.entries, label + "::entries");
   const auto values = Impl::to_device_view<Scalar, Device>(host.values, label + "::values");

@@ -54,10 +54,14 @@ KOKKOS_INLINE_FUNCTION int64_t smaller(int64_t a, int64_t b) { return a < b ? a 
 /// Scratch of the kernels for blocks of n rows: outputs of at most max_cols columns (Y of
 /// combine, gathered blocks, column dots) and small matrices (Gram matrices, coefficients) of at
 /// most max_entries entries. Holds the execution-space instance every kernel runs on.
-template <class Device>
+template <class Device, bool HostKernels = runs_on_host_v<typename Device::execution_space>>
 struct Workspace {
   using execution_space = typename Device::execution_space;
-  static constexpr bool on_host = runs_on_host_v<execution_space>;
+  /// Which code paths the kernels take: the host's (contiguous chunks, staging, BLAS) or the
+  /// GPU's (a thread per row, tiles). Follows the execution space; HostKernels = false on a host
+  /// space runs the GPU paths on the CPU, which is how the tests reach code (the GPU paths'
+  /// argument checks among it) that otherwise only nvcc compiles.
+  static constexpr bool on_host = HostKernels;
   /// Host: rows per cache block inside a chunk (256 rows x a few dozen columns of doubles stay
   /// in L2).
   static constexpr int64_t host_row_block = 256;
@@ -132,9 +136,9 @@ struct Workspace {
 /// Sums partial(c, e) over chunks c for e < entries into ws.reduced_host. On the host the few
 /// chunks are added right there (one parallel region less per inner product); on a device by a
 /// kernel, then copied back.
-template <class Device>
-void reduce_partials(const Workspace<Device>& ws, int64_t entries) {
-  if constexpr (Workspace<Device>::on_host) {
+template <class Device, bool HostKernels>
+void reduce_partials(const Workspace<Device, HostKernels>& ws, int64_t entries) {
+  if constexpr (Workspace<Device, HostKernels>::on_host) {
     ws.space.fence();
     for (int64_t e = 0; e < entries; ++e) ws.reduced_host(e) = 0.0;
     for (int64_t c = 0; c < ws.num_chunks; ++c)
@@ -183,9 +187,9 @@ int blas_ld(const View& v) {
 
 /// Whether gram / combine on these views take the host BLAS path (host space, ws.use_blas,
 /// BLAS-compatible views, a BLAS that may be called inside the parallel region).
-template <class Device, class... Views>
-bool take_blas_path(const Workspace<Device>& ws, const Views&... views) {
-  if constexpr (Workspace<Device>::on_host) {
+template <class Device, bool HostKernels, class... Views>
+bool take_blas_path(const Workspace<Device, HostKernels>& ws, const Views&... views) {
+  if constexpr (Workspace<Device, HostKernels>::on_host) {
     return ws.use_blas && (blas_view(views) && ...) && host_blas_in_parallel_ok();
   } else {
     (void)ws;
@@ -283,15 +287,15 @@ bool views_overlap(const A& a, const B& b) {
 
 /// Host BLAS path of gram: fills ws.partial with the chunks' U^T V (leading dimension p) and
 /// returns true, or returns false when the call does not qualify (take_blas_path).
-template <class Device, class UView, class VView>
-bool gram_host_blas(const Workspace<Device>& ws, const UView& U, const VView& V) {
-  if constexpr (Workspace<Device>::on_host && std::is_same_v<typename UView::non_const_value_type, double> &&
+template <class Device, bool HostKernels, class UView, class VView>
+bool gram_host_blas(const Workspace<Device, HostKernels>& ws, const UView& U, const VView& V) {
+  if constexpr (Workspace<Device, HostKernels>::on_host && std::is_same_v<typename UView::non_const_value_type, double> &&
                 std::is_same_v<typename VView::non_const_value_type, double>) {
     if (!take_blas_path(ws, U, V)) return false;
     const int64_t n = static_cast<int64_t>(U.extent(0));
     const int p = static_cast<int>(U.extent(1)), q = static_cast<int>(V.extent(1));
     const int64_t chunk_rows = (n + ws.num_chunks - 1) / ws.num_chunks;
-    const int64_t rows = blas_gram_block_rows(p, q, Workspace<Device>::blas_gram_block_entries);
+    const int64_t rows = blas_gram_block_rows(p, q, Workspace<Device, HostKernels>::blas_gram_block_entries);
     Kokkos::parallel_for("Sprocket::blocks::gram_blas", ws.range(0, ws.num_chunks),
                          GramChunkBlas<decltype(ws.partial)>{U.data(), V.data(), blas_ld(U), blas_ld(V), p, q, n,
                                                              chunk_rows, rows, ws.partial});
@@ -305,8 +309,8 @@ bool gram_host_blas(const Workspace<Device>& ws, const UView& U, const VView& V)
 /// G = U^T V (U n x p, V n x q), accumulated in double. With symmetric (p == q, U^T V known to be
 /// symmetric in exact arithmetic, e.g. X^T A X, or U == V) only tiles on and above the diagonal
 /// are computed and the upper triangle is mirrored.
-template <class Device, class UView, class VView>
-DenseMatrix gram(const Workspace<Device>& ws, const UView& U, const VView& V, bool symmetric) {
+template <class Device, bool HostKernels, class UView, class VView>
+DenseMatrix gram(const Workspace<Device, HostKernels>& ws, const UView& U, const VView& V, bool symmetric) {
   const int64_t n = static_cast<int64_t>(U.extent(0));
   const int p = static_cast<int>(U.extent(1)), q = static_cast<int>(V.extent(1));
   DenseMatrix G(p, q);
@@ -359,9 +363,9 @@ DenseMatrix gram(const Workspace<Device>& ws, const UView& U, const VView& V, bo
   };
   if (gram_host_blas(ws, U, V)) {  // (the full product; symmetric mirrors its upper triangle below)
     // partial sums are in ws.partial
-  } else if constexpr (Workspace<Device>::on_host) {
+  } else if constexpr (Workspace<Device, HostKernels>::on_host) {
     const int64_t chunk_rows = (n + chunks - 1) / chunks;
-    const int64_t block = Workspace<Device>::host_row_block;
+    const int64_t block = Workspace<Device, HostKernels>::host_row_block;
     Kokkos::parallel_for(
         "Sprocket::blocks::gram", ws.range(0, chunks), KOKKOS_LAMBDA(const int64_t c) {
           const int64_t begin = smaller(n, c * chunk_rows), end = smaller(n, begin + chunk_rows);
@@ -399,8 +403,8 @@ DenseMatrix gram(const Workspace<Device>& ws, const UView& U, const VView& V, bo
 }
 
 /// d_j = U(:, j)^T V(:, j) for every column j (U and V n x q), accumulated in double.
-template <class Device, class UView, class VView>
-std::vector<double> column_dots(const Workspace<Device>& ws, const UView& U, const VView& V) {
+template <class Device, bool HostKernels, class UView, class VView>
+std::vector<double> column_dots(const Workspace<Device, HostKernels>& ws, const UView& U, const VView& V) {
   const int64_t n = static_cast<int64_t>(U.extent(0));
   const int q = static_cast<int>(U.extent(1));
   std::vector<double> d(q, 0.0);
@@ -409,7 +413,7 @@ std::vector<double> column_dots(const Workspace<Device>& ws, const UView& U, con
                    ws.max_entries, ")");
   const int64_t chunks = ws.num_chunks;
   const auto partial = ws.partial;
-  if constexpr (Workspace<Device>::on_host) {
+  if constexpr (Workspace<Device, HostKernels>::on_host) {
     const int64_t chunk_rows = (n + chunks - 1) / chunks;
     Kokkos::parallel_for(
         "Sprocket::blocks::column_dots", ws.range(0, chunks), KOKKOS_LAMBDA(const int64_t c) {
@@ -438,16 +442,16 @@ std::vector<double> column_dots(const Workspace<Device>& ws, const UView& U, con
 /// Host BLAS path of combine (and of combine_gram with gram_of_result: each chunk's Y^T Y into
 /// ws.partial, leading dimension q). Returns false when the call does not
 /// qualify (take_blas_path, or C with no rows); the caller has checked the workspace sizes.
-template <class Device, class UView, class YView>
-bool combine_host_blas(const Workspace<Device>& ws, double alpha, const UView& U, const DenseMatrix& C, double beta,
+template <class Device, bool HostKernels, class UView, class YView>
+bool combine_host_blas(const Workspace<Device, HostKernels>& ws, double alpha, const UView& U, const DenseMatrix& C, double beta,
                        const YView& Y, bool gram_of_result) {
-  if constexpr (Workspace<Device>::on_host && std::is_same_v<typename UView::non_const_value_type, double> &&
+  if constexpr (Workspace<Device, HostKernels>::on_host && std::is_same_v<typename UView::non_const_value_type, double> &&
                 std::is_same_v<typename YView::value_type, double>) {
     if (C.rows < 1 || !take_blas_path(ws, U, Y)) return false;
     const int64_t n = static_cast<int64_t>(U.extent(0));
     const int64_t chunk_rows = (n + ws.num_chunks - 1) / ws.num_chunks;
     const int64_t gram_rows =
-        gram_of_result ? blas_gram_block_rows(C.cols, C.cols, Workspace<Device>::blas_gram_block_entries) : 0;
+        gram_of_result ? blas_gram_block_rows(C.cols, C.cols, Workspace<Device, HostKernels>::blas_gram_block_entries) : 0;
     using Functor = CombineChunkBlas<decltype(ws.partial), decltype(ws.staging)>;
     Kokkos::parallel_for("Sprocket::blocks::combine_blas", ws.range(0, ws.num_chunks),
                          Functor{U.data(), blas_ld(U), Y.data(), blas_ld(Y), C.data.data(), C.rows, C.cols, alpha,
@@ -465,14 +469,14 @@ bool combine_host_blas(const Workspace<Device>& ws, double alpha, const UView& U
 /// first, then scaled and added); beta == 0 does not read Y. On the host Y may share columns with
 /// U (in-place transforms of a block): each chunk stages a block of rows of the result before
 /// writing it, and every row depends only on the same row of U. On a device Y must not alias U.
-template <class Device, class UView, class YView>
-void combine(const Workspace<Device>& ws, double alpha, const UView& U, const DenseMatrix& C, double beta,
+template <class Device, bool HostKernels, class UView, class YView>
+void combine(const Workspace<Device, HostKernels>& ws, double alpha, const UView& U, const DenseMatrix& C, double beta,
              const YView& Y) {
   using value_type = typename YView::non_const_value_type;
   const int64_t n = static_cast<int64_t>(U.extent(0));
   const int k = C.rows, q = C.cols;
   if (n == 0 || q == 0) return;
-  if constexpr (!Workspace<Device>::on_host) {
+  if constexpr (!Workspace<Device, HostKernels>::on_host) {
     // Threads of one row read U's row while others write Y's: in place, the result is wrong.
     const auto u_begin = reinterpret_cast<uintptr_t>(U.data()), y_begin = reinterpret_cast<uintptr_t>(Y.data());
     const uintptr_t u_end = u_begin + U.span() * sizeof(typename UView::value_type),
@@ -493,9 +497,9 @@ void combine(const Workspace<Device>& ws, double alpha, const UView& U, const De
     ws.space.fence();  // the host array is rewritten by the next call
   }
   const auto coeff = ws.coefficients;
-  if constexpr (Workspace<Device>::on_host) {
+  if constexpr (Workspace<Device, HostKernels>::on_host) {
     // Blocks of rows so the innermost loop runs over contiguous rows of a column (vectorizable).
-    constexpr int64_t rows = Workspace<Device>::combine_rows;
+    constexpr int64_t rows = Workspace<Device, HostKernels>::combine_rows;
     const int64_t chunks = ws.num_chunks;
     const int64_t chunk_rows = (n + chunks - 1) / chunks;
     const auto staging = ws.staging;
@@ -556,8 +560,8 @@ void combine(const Workspace<Device>& ws, double alpha, const UView& U, const De
 /// path in the same parallel region (each chunk's Gram of the rows it has just written, while
 /// they are in cache: one region and one fence less per call), elsewhere as combine + gram.
 /// Y may overlap U as for combine.
-template <class Device, class UView, class YView>
-DenseMatrix combine_gram(const Workspace<Device>& ws, double alpha, const UView& U, const DenseMatrix& C, double beta,
+template <class Device, bool HostKernels, class UView, class YView>
+DenseMatrix combine_gram(const Workspace<Device, HostKernels>& ws, double alpha, const UView& U, const DenseMatrix& C, double beta,
                          const YView& Y) {
   const int64_t n = static_cast<int64_t>(U.extent(0));
   const int k = C.rows, q = C.cols;
@@ -577,8 +581,8 @@ DenseMatrix combine_gram(const Workspace<Device>& ws, double alpha, const UView&
 
 /// Copies the column numbers to the device (ws.index) and returns that view, for kernels that
 /// address columns by number.
-template <class Device>
-Kokkos::View<int*, Device> upload_columns(const Workspace<Device>& ws, const std::vector<int>& columns) {
+template <class Device, bool HostKernels>
+Kokkos::View<int*, Device> upload_columns(const Workspace<Device, HostKernels>& ws, const std::vector<int>& columns) {
   const int q = static_cast<int>(columns.size());
   SPROCKET_REQUIRE(q <= ws.max_cols, "blocks::upload_columns: ", q, " columns exceed the workspace (", ws.max_cols,
                    ")");
@@ -602,8 +606,8 @@ void gather_columns(const ExecSpace& space, const UView& U, const Index& index, 
 }
 
 /// Y(:, c) = U(:, columns[c]).
-template <class Device, class UView, class YView>
-void gather_columns(const Workspace<Device>& ws, const UView& U, const std::vector<int>& columns, const YView& Y) {
+template <class Device, bool HostKernels, class UView, class YView>
+void gather_columns(const Workspace<Device, HostKernels>& ws, const UView& U, const std::vector<int>& columns, const YView& Y) {
   if (U.extent(0) == 0 || columns.empty()) return;
   gather_columns(ws.space, U, upload_columns(ws, columns), Y);
 }

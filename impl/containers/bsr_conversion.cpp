@@ -27,6 +27,10 @@ void require_block_size_fits(const HostCsr& A, int b, const char* who) {
 // Number of distinct b x b blocks touched by A's entries.
 int64_t count_blocks(const HostCsr& A, int b, std::vector<int64_t>& stamp) {
   const int64_t num_block_rows = A.num_rows / b, num_block_cols = A.num_cols / b;
+  if (static_cast<int64_t>(stamp.size()) < num_block_cols)  // a column count the file declared
+    require_host_memory(num_block_cols * int64_t{sizeof(int64_t)},
+                        "counting the " + std::to_string(b) + "x" + std::to_string(b) + " blocks of a " +
+                            std::to_string(A.num_rows) + " x " + std::to_string(A.num_cols) + " matrix");
   stamp.assign(num_block_cols, -1);
   int64_t blocks = 0;
   for (int64_t I = 0; I < num_block_rows; ++I)
@@ -51,8 +55,10 @@ HostBsr csr_to_host_bsr(const HostCsr& A, int b, BsrConversionInfo* info) {
   // than by the allocator halfway through.
   std::vector<int64_t> stamp;  // block row that last touched column J (count_blocks resets it)
   const int64_t blocks = count_blocks(A, b, stamp);
+  // the result, and the two per-block-column arrays of the conversion (stamp again, slot)
   const int64_t bytes = blocks * (bb * int64_t{sizeof(double)} + int64_t{sizeof(int)}) +
-                        (A.num_rows / b + 1) * int64_t{sizeof(int64_t)};
+                        (A.num_rows / b + 1) * int64_t{sizeof(int64_t)} +
+                        2 * (A.num_cols / b) * int64_t{sizeof(int64_t)};
   require_host_memory(bytes, "csr_to_bsr: " + std::to_string(blocks) + " blocks of " + std::to_string(b) + "x" +
                                  std::to_string(b) + " for " + std::to_string(A.nnz()) + " entries");
   HostBsr bsr;
@@ -113,6 +119,10 @@ HostCsr host_bsr_to_csr(const HostBsr& A, bool drop_zeros) {
   HostCsr csr;
   csr.num_rows = A.num_block_rows * b;
   csr.num_cols = A.num_block_cols * b;
+  require_host_memory((csr.num_rows + 1) * int64_t{sizeof(int64_t)} +
+                          static_cast<int64_t>(A.values.size()) * int64_t{sizeof(int) + sizeof(double)},
+                      "bsr_to_csr: a " + std::to_string(csr.num_rows) + " x " + std::to_string(csr.num_cols) +
+                          " matrix from " + std::to_string(A.entries.size()) + " blocks");
   csr.row_map.assign(csr.num_rows + 1, 0);
   csr.entries.reserve(A.values.size());
   csr.values.reserve(A.values.size());

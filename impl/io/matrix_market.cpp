@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "Sprocket_Error.hpp"
+#include "Sprocket_Memory.hpp"
 
 namespace Sprocket {
 namespace {
@@ -793,6 +794,11 @@ void write_matrix_market(const std::string& path, const HostCsr& A,
   const HostCsr& M = *source;
   int64_t count = M.nnz();
   if (symmetric) {
+    // the transposed copy the symmetry check compares with
+    require_host_memory((M.num_cols + 1) * int64_t{sizeof(int64_t)} + M.nnz() * int64_t{sizeof(int) + sizeof(double)} +
+                            M.num_cols * int64_t{sizeof(int64_t)},
+                        "write_matrix_market: the symmetry check of a " + std::to_string(M.num_rows) + " x " +
+                            std::to_string(M.num_cols) + " matrix");
     require_numerically_symmetric(M);
     count = 0;
     for (int64_t i = 0; i < M.num_rows; ++i)

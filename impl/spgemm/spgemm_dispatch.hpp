@@ -75,13 +75,14 @@ inline void spgemm_check_options(const SpgemmOptions& o) {
                    o.memory_limit_bytes, " must be >= 0 (0: the device's available memory)");
 }
 
-/// What the device can still allocate: the host's available memory, the GPU's free memory.
+/// What the device can still allocate: the host memory ceiling (Sprocket_Memory.hpp: available
+/// memory, process and cgroup limits, less headroom), the GPU's free memory.
 template <class ExecSpace>
 int64_t spgemm_device_available_bytes() {
 #ifdef KOKKOS_ENABLE_CUDA
   if constexpr (is_cuda_space_v<ExecSpace>) return cuda::spgemm_device_free_bytes(ExecSpace());
 #endif
-  return host_available_bytes();
+  return host_memory_ceiling();
 }
 
 /// Options with the backend's default thresholds filled in.

@@ -3,7 +3,8 @@
 // and a serial reference, for the Gram product (U^T V and U^T U), the block update (separate
 // output, in place, alpha / beta), the fused update + Gram, column offsets (leading dimension
 // larger than the rows), and the views that must stay on the own kernels (float, LayoutRight).
-// Also what host_blas.hpp reports and that BlasThreadScope restores what it changes.
+// Also what host_blas.hpp reports and that BlasThreadScope restores what it changes, and the GPU
+// code paths run on the host (Workspace<Device, false>), with combine's overlap refusal.
 //
 // Host code only (nvcc refuses extended lambdas in gtest's private TestBody): views are filled
 // and read through host mirrors.
@@ -16,14 +17,17 @@
 #include <string>
 #include <vector>
 
+#include "Sprocket_Error.hpp"
 #include "impl/blocks/block_ops.hpp"
 #include "impl/blocks/host_blas.hpp"
+#include "sprocket_test_utils.hpp"
 
 namespace {
 
 using Sprocket::Impl::blocks::DenseMatrix;
 using Sprocket::Impl::blocks::Workspace;
 namespace blocks = Sprocket::Impl::blocks;
+using Sprocket::test::message_of;
 
 template <class Scalar, class Layout, class Device>
 using BlockOf = Kokkos::View<Scalar**, Layout, Device>;
@@ -207,6 +211,72 @@ TEST(BlockOps, FloatAndLayoutRightUseOwnKernels) {
   RightBlock Yr("Yr", n, 2);
   blocks::combine(ws, 2.0, Ur, C, 0.0, Yr);
   EXPECT_LE(max_difference(host(Yr), reference_combine(2.0, ur, C, 0.0, {}, n)), 1e-13);
+}
+
+// The GPU code paths (a thread per row, strided chunk x tile items, the partial sums reduced by a
+// kernel) run on the host space with Workspace<Device, false>: they compute what the serial
+// reference computes, and combine refuses an output block that overlaps its input, as it must on
+// a GPU (threads of one row would read U while others write Y), while the host paths accept it.
+TEST(BlockOps, GpuPathsOnTheHostMatchTheReferenceAndRefuseOverlap) {
+  using Device = Kokkos::DefaultHostExecutionSpace::device_type;
+  using Block = BlockOf<double, Kokkos::LayoutLeft, Device>;
+  typename Device::execution_space space;
+  for (const int64_t n : {int64_t{1000}, int64_t{37}}) {
+    Workspace<Device, false> gpu(space, n, 12, 12 * 12);
+    static_assert(!Workspace<Device, false>::on_host && Workspace<Device>::on_host);
+    const int p = 5, q = 7;
+    const Block U = filled<Block>("U", n, p, 21), V = filled<Block>("V", n, q, 22);
+    const std::vector<double> u = host(U), v = host(V);
+    const double tol = 1e-13 * static_cast<double>(n);
+    EXPECT_FALSE(blocks::take_blas_path(gpu, U, V));
+    EXPECT_LE(max_difference(blocks::gram(gpu, U, V, false).data, reference_gram(u, v, n, p, q)), tol);
+    const DenseMatrix S = blocks::gram(gpu, U, U, true);
+    EXPECT_LE(max_difference(S.data, reference_gram(u, u, n, p, p)), tol);
+    const std::vector<double> dots = blocks::column_dots(gpu, U, Kokkos::subview(V, Kokkos::ALL, std::make_pair(0, p)));
+    const std::vector<double> g = reference_gram(u, v, n, p, q);
+    for (int j = 0; j < p; ++j) EXPECT_NEAR(dots[j], g[j + j * p], tol) << "column " << j;
+    const DenseMatrix C = coefficients(p, q, 23);
+    for (const double beta : {0.0, 0.5}) {
+      Block Y = filled<Block>("Y", n, q, 24);
+      const std::vector<double> y0 = host(Y);
+      blocks::combine(gpu, -1.5, U, C, beta, Y);
+      EXPECT_LE(max_difference(host(Y), reference_combine(-1.5, u, C, beta, y0, n)), 1e-13) << "beta " << beta;
+    }
+    {
+      Block Y("Y", n, q);
+      const DenseMatrix G = blocks::combine_gram(gpu, 2.0, U, C, 0.0, Y);
+      const std::vector<double> y = host(Y);
+      EXPECT_LE(max_difference(y, reference_combine(2.0, u, C, 0.0, {}, n)), 1e-13);
+      EXPECT_LE(max_difference(G.data, reference_gram(y, y, n, q, q)), tol);
+    }
+    // Overlap: in place, one column into the input, and the same storage under another view; a
+    // neighbouring block of the same allocation is not an overlap.
+    Block W = filled<Block>("W", n, 8, 25);
+    const std::vector<double> w = host(W);
+    const DenseMatrix T = coefficients(4, 4, 26);
+    const auto first4 = Kokkos::subview(W, Kokkos::ALL, std::make_pair(0, 4));
+    for (const auto& output : {Kokkos::subview(W, Kokkos::ALL, std::make_pair(0, 4)),
+                               Kokkos::subview(W, Kokkos::ALL, std::make_pair(2, 6)),
+                               Kokkos::subview(W, Kokkos::ALL, std::make_pair(3, 7))}) {
+      const std::string m = message_of<Sprocket::InvalidArgument>([&] { blocks::combine(gpu, 1.0, first4, T, 0.0, output); });
+      EXPECT_NE(m.find("blocks::combine: on a device Y (" + std::to_string(n) + " x 4) must not overlap U (" +
+                       std::to_string(n) + " x 4)"),
+                std::string::npos)
+          << "output from column " << output.data() - W.data() << ": " << m;
+      EXPECT_NE(message_of<Sprocket::InvalidArgument>([&] { blocks::combine_gram(gpu, 1.0, first4, T, 0.0, output); }), "");
+    }
+    EXPECT_EQ(host(W), w) << "a refused combine wrote its output";
+    blocks::combine(gpu, 1.0, first4, T, 0.0, Kokkos::subview(W, Kokkos::ALL, std::make_pair(4, 8)));
+    const std::vector<double> got = host(W);
+    EXPECT_LE(max_difference(std::vector<double>(got.begin() + 4 * n, got.end()), reference_combine(1.0, w, T, 0.0, {}, n)),
+              1e-13);
+    // The host paths take the same overlapping call (they stage each row block).
+    Workspace<Device> cpu(space, n, 12, 12 * 12);
+    EXPECT_EQ(message_of<Sprocket::InvalidArgument>([&] {
+                blocks::combine(cpu, 1.0, first4, T, 0.0, Kokkos::subview(W, Kokkos::ALL, std::make_pair(2, 6)));
+              }),
+              "");
+  }
 }
 
 TEST(BlockOps, HostBlasReportAndThreadScope) {

@@ -246,13 +246,26 @@ TEST(SpgemmCudaConfigs, SizedFromTheDeviceHalvingSharedMemoryAndThreads) {
   const auto same = icuda::spgemm_cuda_configs<int>(icuda::SpgemmCudaDevice{48 * 1024, 48 * 1024, 1024, 2048, 80}, 4);
   ASSERT_EQ(same.size(), 5u);
   EXPECT_EQ(same[0].shared_bytes, 48 * 1024);
-  // The emulated small device of these tests.
-  const auto small = icuda::spgemm_cuda_configs<int>(icuda::SpgemmCudaDevice{5120, 10240, 256, 2048, 2}, 8);
+  // The emulated small device of these tests (5 KiB default, 10 KiB opt-in, 256 threads): the
+  // opt-in configuration, then the default one halved down to 64 threads, each table filled as
+  // documented: 4-byte symbolic keys to the last slot, numeric keys and values (8-byte doubles)
+  // as many as fit, at most 2/3 of them used.
+  const icuda::SpgemmCudaDevice small_device{5120, 10240, 256, 2048, 2};
+  const auto small = icuda::spgemm_cuda_configs<int>(small_device, 8);
   ASSERT_EQ(small.size(), 4u);
-  EXPECT_EQ(small[3].threads, 64);
-  EXPECT_EQ(small[3].shared_bytes, 1280);
-  EXPECT_EQ(small[3].symbolic_slots, 160);
-  EXPECT_EQ(small[0].numeric_keys, 533);
+  EXPECT_EQ(small[0].shared_bytes, small_device.shared_optin);
+  for (int k = 1; k < 4; ++k) {
+    EXPECT_EQ(small[k].threads, small_device.max_threads >> (k - 1)) << "configuration " << k;
+    EXPECT_EQ(small[k].shared_bytes, small_device.shared_default >> (k - 1)) << "configuration " << k;
+  }
+  for (const auto& config : small) {
+    EXPECT_LE(config.symbolic_slots * 4, config.table_bytes);
+    EXPECT_GT((config.symbolic_slots + 1) * 4, config.table_bytes);
+    EXPECT_LE(config.numeric_slots * (4 + 8), config.table_bytes);
+    EXPECT_GT((config.numeric_slots + 2) * (4 + 8), config.table_bytes);  // one slot of key padding at most
+    EXPECT_LE(config.numeric_keys * 3, config.numeric_slots * 2);
+    EXPECT_GT((config.numeric_keys + 1) * 3, config.numeric_slots * 2);
+  }
   // Halving stops where a table would be smaller than 512 bytes.
   EXPECT_EQ(icuda::spgemm_cuda_configs<int>(icuda::SpgemmCudaDevice{4096, 4096, 1024, 2048, 2}, 8).size(), 2u);
   EXPECT_THROW(icuda::spgemm_cuda_configs<int>(icuda::SpgemmCudaDevice{600, 600, 1024, 2048, 1}, 8), InvalidArgument);
@@ -534,6 +547,7 @@ TEST(SpgemmCudaEmulated, TinyDeviceOverflowsToGlobalMemoryAndChunksDenseRows) {
         << launches_text(r.symbolic_launches);
     EXPECT_TRUE(launched(r.symbolic_launches, "spgemm_symbolic_dense_kernel", 64, 512));
     EXPECT_GE(r.an.numeric_rows.dense, 2);
+    EXPECT_GE(launches_of(r.numeric_launches, "spgemm_numeric_dense_kernel"), 1) << launches_text(r.numeric_launches);
     EXPECT_GT(r.numeric_counters[Impl::spgemm_counter_dense_chunks],
               3 * r.numeric_counters[Impl::spgemm_counter_dense_rows]);
     EXPECT_EQ(launches_of(r.numeric_launches, "spgemm_sort_kernel"), 0);
@@ -558,6 +572,10 @@ TEST(SpgemmCudaEmulated, DenseChunksCoverWideRows) {
     EXPECT_GT(r.numeric_counters[Impl::spgemm_counter_dense_chunks],
               3 * r.numeric_counters[Impl::spgemm_counter_dense_rows]);
     EXPECT_GT(r.numeric_counters[Impl::spgemm_counter_dense_chunks], 50);
+    // The numeric pass and its re-run are the dense kernel's, on one row per block: it accumulated
+    // every row the result check above accepted.
+    EXPECT_GE(launches_of(r.numeric_launches, "spgemm_numeric_dense_kernel"), 1) << launches_text(r.numeric_launches);
+    EXPECT_GE(launches_of(r.rerun_launches, "spgemm_numeric_dense_kernel"), 1) << launches_text(r.rerun_launches);
     EXPECT_EQ(launches_of(r.numeric_launches, "spgemm_numeric_hash_kernel"), 0);
     EXPECT_EQ(launches_of(r.numeric_launches, "spgemm_sort_kernel"), 0);
   }
@@ -585,6 +603,9 @@ TEST(SpgemmCudaEmulated, ForcedAccumulatorsUnderBothBalances) {
           EXPECT_GT(all, 0u);
           if (acc == SpgemmAccumulator::dense) {
             EXPECT_EQ(rows.dense, accumulated);
+            if (accumulated > 0)
+              EXPECT_GE(launches_of(r.numeric_launches, "spgemm_numeric_dense_kernel"), 1)
+                  << launches_text(r.numeric_launches);
             EXPECT_EQ(hash, 0);
             EXPECT_GT(dense, 0);
           } else if (acc == SpgemmAccumulator::global_hash) {
