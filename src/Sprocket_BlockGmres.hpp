@@ -81,6 +81,10 @@ struct BlockGmresResult {
   SolverStatus status = SolverStatus::converged;
   /// Block Arnoldi steps, summed over the groups of right-hand sides.
   int iterations = 0;
+  /// Restart cycles, summed over the groups: a cycle ends after `restart` steps or earlier (an
+  /// estimate that met the tolerance, an invariant subspace), so there can be more than
+  /// iterations / restart of them.
+  int cycles = 0;
   /// True relative residual ||b - A x|| / ||b|| of every column, recomputed from the returned
   /// X at the end (0 for a zero right-hand side).
   std::vector<double> residuals;

@@ -642,6 +642,7 @@ class BlockGmresSolver {
       return false;
     }
     lsq_->reset(start.coefficients, start.accepted, k, rank_tol_);
+    ++result_.cycles;
 
     // 3.-4. block Arnoldi steps, least squares updated per step
     int basis_prev = 0, basis = start.accepted, steps = 0;

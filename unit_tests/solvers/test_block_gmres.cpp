@@ -396,54 +396,71 @@ uint64_t salt_of_run(uint64_t seed, uint64_t salt) {
 }
 
 // Columns [b0, b0, 2 b0 - 3 b1, b1, 0] in one block: the residual block has rank 2, so two
-// directions are deflated at every restart; the duplicate gets the same solution, the zero column
-// x = 0 with residual 0, and the block needs about the steps of [b0, b1] (the same Krylov space).
-// Across restarts (restart 40 and 30: two to four cycles) independent right-hand sides keep both
-// directions: their residuals stay independent far above rounding. Five problems per run: four
-// drawn from this run's seed, and the one SPROCKET_TEST_SEED=13330791503598459046 drew, where a
-// tolerance-sized deflation floor (0.1 tol ||b||) dropped a direction whose remainder was 1.4%
-// of its residual at the second restart.
+// directions are deflated at a restart while all four columns are active; the duplicate gets the
+// same solution, the zero column x = 0 with residual 0, and the block needs about the steps of
+// [b0, b1] (the same Krylov space). Across restarts independent right-hand sides keep both
+// directions while their residuals stay independent far above the deflation floor
+// (1000 eps ||b||): drawn problems solved to 1e-6 with restart 30 and 20 (two to five cycles).
+// Solved to 1e-8 they need not: late in a solve both residuals turn towards the slowest-converging
+// direction, and in one case in 2500 their remainder fell to 900 eps ||b||, where b - A x cannot
+// tell them from dependent ones (dropped there; the column still converges). To 1e-8 the test
+// replays the problem SPROCKET_TEST_SEED=13330791503598459046 drew, where a tolerance-sized floor
+// (0.1 tol ||b||) dropped a direction whose remainder was 1.4% of its residual at the second
+// restart (restart 40).
 TYPED_TEST(BlockGmres, DeflatesDependentAndZeroRightHandSidesAcrossRestarts) {
-  std::vector<uint64_t> problems{800, 810, 820, 830};
-  problems.push_back(salt_of_run(13330791503598459046ull, 800));
-  for (const uint64_t salt : problems)
-    for (const int restart : {40, 30}) {
-      SCOPED_TRACE("problem salt " + std::to_string(salt) + ", restart " + std::to_string(restart));
-      const HostCsr A = random_dominant(600, 6, 0.05, salt);
-      const int64_t n = A.num_rows;
-      const std::vector<double> b0 = test::random_vector(n, salt + 1), b1 = test::random_vector(n, salt + 2);
-      std::vector<double> combo(n);
-      for (int64_t i = 0; i < n; ++i) combo[i] = 2 * b0[i] - 3 * b1[i];
-      HostDense B(n, 5), B2(n, 2);
-      set_column(B, 0, b0);
-      set_column(B, 1, b0);
-      set_column(B, 2, combo);
-      set_column(B, 3, b1);
-      set_column(B2, 0, b0);
-      set_column(B2, 1, b1);
-      HostDense X0 = test::random_dense(n, 5, salt + 3);  // nonzero guess: the zero column must still get x = 0
-      for (int64_t j = 0; j < 4; ++j) set_column(X0, j, std::vector<double>(n, 0.0));
-      BlockGmresOptions options;
-      options.restart = restart;
-      const Solve five = this->run(A, B, options, Precond::none, &X0);
-      const Solve two = this->run(A, B2, options, Precond::none);
-      ASSERT_TRUE(converged_on_true_residual(A, B, five, options.tol));
-      ASSERT_TRUE(converged_on_true_residual(A, B2, two, options.tol));
-      ASSERT_GT(two.result.iterations, restart) << "the solve must restart for this test to mean anything";
-      // The result counts every deflated direction: the two dependent columns of the residual
-      // block at every restart while all four are active (the last cycle may start with fewer),
-      // never more; independent right-hand sides lose none.
-      const int cycles = (five.result.iterations + restart - 1) / restart;
-      EXPECT_GE(five.result.deflated_directions, std::max(2, 2 * (cycles - 1))) << cycles << " cycles";
-      EXPECT_LE(five.result.deflated_directions, 2 * cycles) << cycles << " cycles";
-      EXPECT_EQ(two.result.deflated_directions, 0) << two.result.iterations << " iterations: " << two.result.message;
-      const std::vector<double> x0 = column(five.X, 0), x1 = column(five.X, 1);
-      for (int64_t i = 0; i < n; ++i) ASSERT_NEAR(x0[i], x1[i], 1e-10 * norm2(x0)) << "duplicate columns, row " << i;
-      for (double v : column(five.X, 4)) ASSERT_EQ(v, 0.0) << "b = 0 must give x = 0 exactly";
-      EXPECT_EQ(five.result.residuals[4], 0.0);
-      EXPECT_GE(five.result.iterations, two.result.iterations - 1);
-      EXPECT_LE(five.result.iterations, two.result.iterations + 2);
-    }
+  struct Case {
+    uint64_t salt;
+    int restart;
+    double tol;
+  };
+  std::vector<Case> cases;
+  for (const uint64_t salt : {800, 810, 820, 830})
+    for (const int restart : {30, 20}) cases.push_back({salt, restart, 1e-6});
+  cases.push_back({salt_of_run(13330791503598459046ull, 800), 40, 1e-8});
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message() << "problem salt " << c.salt << ", restart " << c.restart << ", tol " << c.tol);
+    const HostCsr A = random_dominant(600, 6, 0.05, c.salt);
+    const int64_t n = A.num_rows;
+    const std::vector<double> b0 = test::random_vector(n, c.salt + 1), b1 = test::random_vector(n, c.salt + 2);
+    std::vector<double> combo(n);
+    for (int64_t i = 0; i < n; ++i) combo[i] = 2 * b0[i] - 3 * b1[i];
+    HostDense B(n, 5), B2(n, 2);
+    set_column(B, 0, b0);
+    set_column(B, 1, b0);
+    set_column(B, 2, combo);
+    set_column(B, 3, b1);
+    set_column(B2, 0, b0);
+    set_column(B2, 1, b1);
+    HostDense X0 = test::random_dense(n, 5, c.salt + 3);  // nonzero guess: the zero column must still get x = 0
+    for (int64_t j = 0; j < 4; ++j) set_column(X0, j, std::vector<double>(n, 0.0));
+    BlockGmresOptions options;
+    options.restart = c.restart;
+    options.tol = c.tol;
+    const Solve five = this->run(A, B, options, Precond::none, &X0);
+    const Solve two = this->run(A, B2, options, Precond::none);
+    ASSERT_TRUE(converged_on_true_residual(A, B, five, options.tol));
+    ASSERT_TRUE(converged_on_true_residual(A, B2, two, options.tol));
+    ASSERT_GE(two.result.cycles, 2) << "the solve must restart for this test to mean anything";
+    // Every deflated direction is counted: two in the first cycle, two in every later one that
+    // starts with all four columns active, fewer once some converged (after the duplicates left,
+    // [combo, b1] deflates nothing: up to the last two cycles, four in all, over 3000 solves),
+    // never more than two per cycle. Independent right-hand sides lose none.
+    const int cycles = five.result.cycles;
+    EXPECT_GE(cycles, (five.result.iterations + c.restart - 1) / c.restart) << "at most `restart` steps per cycle";
+    EXPECT_LE(cycles, five.result.iterations);
+    EXPECT_GE(five.result.deflated_directions, std::max(2, 2 * (cycles - 2))) << cycles << " cycles";
+    EXPECT_LE(five.result.deflated_directions, 2 * cycles) << cycles << " cycles";
+    EXPECT_EQ(two.result.deflated_directions, 0) << two.result.iterations << " iterations: " << two.result.message;
+    const std::vector<double> x0 = column(five.X, 0), x1 = column(five.X, 1);
+    for (int64_t i = 0; i < n; ++i) ASSERT_NEAR(x0[i], x1[i], 1e-10 * norm2(x0)) << "duplicate columns, row " << i;
+    for (double v : column(five.X, 4)) ASSERT_EQ(v, 0.0) << "b = 0 must give x = 0 exactly";
+    EXPECT_EQ(five.result.residuals[4], 0.0);
+    // The same space, but not the same steps after a restart: once one of b0, b1 converges the
+    // two-column solve goes on with one column, the five-column one with [combo, b1] or
+    // [b0, combo] (a larger space, a harder target): within 6.4% either way over 3000 solves.
+    EXPECT_LE(std::abs(five.result.iterations - two.result.iterations), 2 + two.result.iterations / 10)
+        << five.result.iterations << " against " << two.result.iterations;
+  }
 }
 
 // A column the initial guess already solves converges at iteration 0 and is never touched again
