@@ -391,7 +391,7 @@ int run(const Args& args) {
     timed(into.sddmm, [&] { sddmm->apply(scale, Q, Kf, 0.0, scores); });
     timed(into.softmax, [&] { graph_attention::row_softmax(P.graph.row_map, scores, P.values); });
     // The SpMM plan reads its own reordered copy of P's values: refresh it from the new weights.
-    timed(into.update_values, [&] { spmm->update_values(); });
+    timed(into.update_values, [&] { spmm->update_values(P); });
     timed(into.spmm, [&] { spmm->apply("N", 1.0, V, 0.0, out); });
   }
 

@@ -13,13 +13,13 @@
 ///      for b <= 8 (runtime b above); the automatic kernel;
 ///    - padded: the same over a private copy of the values whose block rows are padded to a
 ///      multiple of 8 scalars (64 bytes) so every row of a block starts aligned for SIMD loads.
-///      The copy is a snapshot used by mode "N": after changing A's values call update_values()
-///      (mode "T" and the other kernels read A's values directly);
+///      The copy is a snapshot used by both modes (mode "T" scatters from it): after changing
+///      A's values call update_values(A) (the other row kernels read A's values directly);
 ///    - symmetric: for a matrix declared symmetric (BsrSpmvOptions::symmetric), the block-row
 ///      kernel reading only the diagonal and upper blocks, each upper block applied as itself and
 ///      as its transpose (about half the value bytes: what a bandwidth-bound SpMV pays for). It
 ///      reads a packed private copy of those blocks (about half of A's size; a snapshot like
-///      padded's: after changing A's values call update_values()). A part's transposed products
+///      padded's: after changing A's values call update_values(A)). A part's transposed products
 ///      that land in later parts' rows go to a per-part workspace of the apply's own, added in a
 ///      second pass. Automatic for a matrix declared
 ///      symmetric whose values take at least bsr_symmetric_min_bytes;
@@ -40,7 +40,7 @@
 ///
 /// Thread safety: apply() is const and keeps no state in the plan (the symmetric kernel's spill
 /// workspace belongs to each apply), so applies may run concurrently on one plan, in both modes;
-/// update_values() must not overlap an apply.
+/// update_values(A) must not overlap an apply.
 
 #include <Kokkos_Core.hpp>
 #include <string>
@@ -76,7 +76,7 @@ struct BsrSpmvOptions {
   /// The caller's promise that A == A^T (a square matrix equal to its transpose; duplicate blocks
   /// count as their sum, a block absent from the pattern as zeros) with ascending block columns in
   /// every block row. The plan checks it exactly at analysis and throws InvalidArgument naming the
-  /// first entry that differs; update_values() checks it again. With it the automatic kernel on
+  /// first entry that differs; update_values(A) checks it again. With it the automatic kernel on
   /// host spaces is symmetric when A's values take at least bsr_symmetric_min_bytes (smaller
   /// matrices sit in cache, where the general kernel's single pass is faster), and mode "T" runs
   /// the mode "N" kernel on every target.

@@ -72,14 +72,27 @@ class PlanOperator final
     plan_.apply(space, "N", S(1), X, S(0), Y);
   }
   std::string describe() const override { return plan_.describe(); }
+  /// New values of the plan's matrix, forwarded to Plan::update_values (same pattern, checked):
+  /// every later apply uses them.
+  template <class Matrix>
+  void update_values(const Matrix& A) {
+    plan_.update_values(A);
+  }
+  template <class Matrix>
+  void update_values(const typename base::execution_space& space, const Matrix& A) {
+    plan_.update_values(space, A);
+  }
   const Plan& plan() const { return plan_; }
+  Plan& plan() { return plan_; }
 
  private:
   Plan plan_;
 };
 
+/// The plan as a MultiVectorOperator (the concrete PlanOperator, so that update_values stays in
+/// reach; it converts to std::shared_ptr<MultiVectorOperator<...>>).
 template <class Plan>
-std::shared_ptr<MultiVectorOperator<typename Plan::scalar_type, typename Plan::device_type>> make_operator(Plan plan) {
+std::shared_ptr<PlanOperator<Plan>> make_operator(Plan plan) {
   return std::make_shared<PlanOperator<Plan>>(std::move(plan));
 }
 

@@ -6,15 +6,29 @@
 ///                                                     //   may allocate, reorder, choose kernels
 ///   op.apply("N", alpha, X, beta, Y);                 // apply: allocation-free, repeatable;
 ///   op.apply(space, "N", alpha, X, beta, Y);          //   optionally on an execution-space instance
+///   op.update_values(A2);                             // A2: A's pattern, new values
+///   op.update_values(space, A2);
 ///   std::cout << op.describe();                       // what the analysis chose, human-readable
+///
+/// Values. update_values(A) (SpmvPlan, BsrSpmvPlan, SpmmPlan, SddmmPlan, PlanOperator and every
+/// preconditioner) takes A's values: A must have the pattern the plan analysed (dimensions, entry
+/// count, row map and column indices in the same order; compared on the device unless they are
+/// the plan's own Views), otherwise it throws InvalidArgument; every later apply, in every mode,
+/// uses A's values. Between an in-place change of the values and that call a plan uses either
+/// the new values or those of its last update_values (or construction), and always the same
+/// ones in every mode: a plan that reads A's values View at apply sees the change at once
+/// (SpmvPlan, SddmmPlan, BsrSpmvPlan's row kernels), a plan that keeps a copy of its own sees it
+/// after update_values (SpmmPlan's reordered copy, BsrSpmvPlan's padded and symmetric copies,
+/// every preconditioner's factors); describe() says which ("values: ..."). Code that calls
+/// update_values(A) after every change of values does not need to know. SpgemmPlan takes its
+/// operands at every numeric(A, B) call, which checks their shapes and entry counts.
 ///
 /// apply() validates its arguments (mode, ranks, extents) and throws InvalidArgument naming the
 /// sizes; the implementation behind it is chosen per execution space by the kernel's
 /// impl/<kernel>/<kernel>_dispatch.hpp: a CUDA specialization (impl/<kernel>/cuda/) for
 /// Kokkos::Cuda, a host specialization (impl/<kernel>/host/) for OpenMP and Serial, and the
 /// portable Kokkos implementation (impl/<kernel>/<kernel>_kokkos.hpp) for every other space or
-/// when `Backend::portable` is forced. Values of A may change between applies (the plan keeps
-/// A's Views, not a copy); its pattern may not.
+/// when `Backend::portable` is forced.
 
 #include <Kokkos_Core.hpp>
 #include <string>

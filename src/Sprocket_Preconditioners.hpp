@@ -21,8 +21,12 @@
 /// missing diagonal entry (Jacobi, Chebyshev with Jacobi scaling), a singular diagonal block
 /// (block-Jacobi), a non-square A, bad options. Preconditioners copy what they need (inverse
 /// diagonal, inverse blocks, factors, the reordered copy of A in Chebyshev's SpMM plan): later
-/// changes of A's values are not seen; build the preconditioner again after changing them (or, for
-/// incomplete LU and the direct factorizations, call update_values).
+/// changes of A's values are seen after M->update_values(A) (or update_values(space, A)), which
+/// every preconditioner has (Sprocket_Operator.hpp: "Values"): A must have the setup's pattern
+/// (Jacobi and block-Jacobi: its size), and the preconditioner is recomputed from A's new values,
+/// reusing what the pattern decided (orderings, symbolic factorizations, aggregates). The
+/// factories return the concrete preconditioner types (each converts to
+/// std::shared_ptr<Preconditioner<Scalar, Device>>), so update_values is in reach.
 ///
 /// apply() overwrites Y and never reads it; X and Y must not alias. Jacobi and block-Jacobi may
 /// be applied concurrently; Chebyshev, incomplete Cholesky, incomplete LU, smoothed
@@ -181,42 +185,59 @@ struct DirectFactorizationOptions {
 
 /// Y = D^{-1} X, D = diag(A) (duplicates summed). Throws InvalidArgument naming the first row
 /// whose diagonal is zero, missing or not finite, and for a non-square A.
+template <class Scalar, class Device>
+class JacobiPreconditioner;
 template <class CrsType, std::enable_if_t<is_crs_matrix_v<CrsType>, int> = 0>
-std::shared_ptr<Preconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
+std::shared_ptr<JacobiPreconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
 make_jacobi(const CrsType& A);
 
 /// Block-Jacobi over b x b diagonal blocks of a CRS matrix cut every `block_size` rows (when b
 /// does not divide the rows, the last block is smaller): each block is inverted by LU with partial
 /// pivoting (host, double) and the inverses applied on the device. Throws InvalidArgument naming
 /// the block and its rows when one is singular, and for block_size < 1 or a non-square A.
+template <class Scalar, class Device>
+class BlockJacobiPreconditioner;
 template <class CrsType, std::enable_if_t<is_crs_matrix_v<CrsType>, int> = 0>
-std::shared_ptr<Preconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
+std::shared_ptr<BlockJacobiPreconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
 make_block_jacobi(const CrsType& A, int block_size);
 
 /// Block-Jacobi over the diagonal blocks of a Sprocket::BsrMatrix (its own block size). A block
 /// row without a stored diagonal block counts as singular.
 template <class BsrType, std::enable_if_t<is_bsr_matrix_v<BsrType>, int> = 0>
-std::shared_ptr<Preconditioner<typename BsrType::value_type, typename BsrType::device_type>>
+std::shared_ptr<BlockJacobiPreconditioner<typename BsrType::value_type, typename BsrType::device_type>>
 make_block_jacobi(const BsrType& A);
 
 /// Chebyshev over a CRS matrix, applied through a Sprocket::SpmmPlan of A (whole blocks at once).
+template <class Scalar, class Device>
+class ChebyshevPreconditioner;
 template <class CrsType, std::enable_if_t<is_crs_matrix_v<CrsType>, int> = 0>
-std::shared_ptr<Preconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
+std::shared_ptr<ChebyshevPreconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
 make_chebyshev(const CrsType& A, const ChebyshevOptions& options = {});
 
 /// Chebyshev over any operator (SpMM plan, BSR plan, ...) with the diagonal of A given as a
 /// rank-1 View on the operator's device (an empty View, or jacobi_scaling = false: no scaling).
 template <class Scalar, class Device, class DiagonalView>
-std::shared_ptr<Preconditioner<Scalar, Device>> make_chebyshev(std::shared_ptr<MultiVectorOperator<Scalar, Device>> A,
-                                                                const DiagonalView& diagonal,
-                                                                const ChebyshevOptions& options = {});
+std::shared_ptr<ChebyshevPreconditioner<Scalar, Device>> make_chebyshev(
+    std::shared_ptr<MultiVectorOperator<Scalar, Device>> A, const DiagonalView& diagonal,
+    const ChebyshevOptions& options = {});
+
+/// The same over what make_operator(plan) returns (a std::shared_ptr<PlanOperator<Plan>>, which
+/// the overload above cannot deduce from).
+template <class Plan, class DiagonalView>
+std::shared_ptr<ChebyshevPreconditioner<typename Plan::scalar_type, typename Plan::device_type>> make_chebyshev(
+    std::shared_ptr<PlanOperator<Plan>> A, const DiagonalView& diagonal, const ChebyshevOptions& options = {}) {
+  using Operator = MultiVectorOperator<typename Plan::scalar_type, typename Plan::device_type>;
+  return make_chebyshev(std::shared_ptr<Operator>(std::move(A)), diagonal, options);
+}
 
 /// Incomplete Cholesky of a CRS matrix (host factorization; triangular solves on the host or
 /// level-scheduled on the device, see impl/precond/incomplete_cholesky.hpp). Throws InvalidArgument when A is not square, not
 /// symmetric (naming the pair of entries), has a diagonal entry that is not positive (naming the
 /// row), or breaks down at every shift.
+template <class Scalar, class Device>
+class IncompleteCholeskyPreconditioner;
 template <class CrsType, std::enable_if_t<is_crs_matrix_v<CrsType>, int> = 0>
-std::shared_ptr<Preconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
+std::shared_ptr<IncompleteCholeskyPreconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
 make_incomplete_cholesky(const CrsType& A, const IncompleteCholeskyOptions& options = {});
 
 template <class Scalar, class Device>

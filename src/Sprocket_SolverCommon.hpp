@@ -30,7 +30,7 @@ inline const char* to_string(SolverStatus status) {
 /// Reported once per iteration (block GMRES: per block Arnoldi step; LOBPCG: per iteration).
 struct SolverIterationInfo {
   int iteration = 0;
-  double worst_residual = 0;  ///< largest relative residual among the unconverged columns / pairs
+  double worst_residual = 0;  ///< largest relative residual over all columns / pairs (converged ones too)
   int converged = 0;          ///< columns / pairs converged so far
   double elapsed_seconds = 0;
 };

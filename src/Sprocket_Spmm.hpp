@@ -44,10 +44,10 @@
 /// Semantics as KokkosSparse::spmv: beta == 0 overwrites C without reading it (NaN in C does
 /// not propagate); alpha == 0 only scales C. B and C must not overlap. Rank-1 x and y work too
 /// (K = 1); any K >= 1 and any layout (LayoutRight, LayoutLeft, strided) of B and C, with the
-/// matrix's scalar type. Mode "T" runs through an SpmvPlan's cached transpose (built on the first
-/// transposed apply), column by column. Values of A may change between applies: call
-/// update_values() to refresh the reordered copy mode "N" reads (mode "T" reads A itself; the
-/// pattern must not change).
+/// matrix's scalar type. Mode "T" runs through an SpmvPlan's cached transpose of the reordered
+/// copy (built on the first transposed apply), column by column. Both modes read the plan's
+/// reordered copy of A's values: after changing them, call update_values(A) (same pattern,
+/// checked; Sprocket_Operator.hpp: "Values").
 ///
 /// Thread safety: applies on one plan must not run concurrently when they may use the plan's
 /// workspaces (native host kernels with LayoutLeft B and K >= 4 or, for aspt, LayoutLeft C; mode

@@ -183,23 +183,14 @@ class TpetraOperator : public Tpetra::Operator<double, int, long long, Node> {
     apply_local(*x_col, Y, alpha, beta);
   }
 
-  /// New values of A on the same pattern (after resumeFill / fillComplete): the plans take them.
-  /// Throws InvalidArgument when the local pattern's sizes changed (build a new operator then).
+  /// New values of A on the same pattern (after resumeFill / fillComplete): the plans take the
+  /// rank's local matrix again through their update_values (Tpetra may have moved its arrays).
+  /// Throws InvalidArgument when the local pattern changed (build a new operator then).
   void update_values() {
     const local_matrix_type local = A_->getLocalMatrixDevice();
-    SPROCKET_REQUIRE(local.numRows() == local_.numRows() && local.numCols() == local_.numCols() &&
-                         local.nnz() == local_.nnz(),
-                     "TpetraOperator::update_values: the local matrix changed from ", local_.numRows(), " x ",
-                     local_.numCols(), " with ", local_.nnz(), " entries to ", local.numRows(), " x ", local.numCols(),
-                     " with ", local.nnz(), ": build a new TpetraOperator for a new pattern");
-    // Tpetra may have reallocated the arrays the plans hold: analyse again then; else the plans
-    // read the new values where they are (the SpMM plan refreshes its reordered copy).
-    if (local.values.data() != local_.values.data() || local.graph.row_map.data() != local_.graph.row_map.data() ||
-        local.graph.entries.data() != local_.graph.entries.data()) {
-      analyse();
-      return;
-    }
-    spmm_->update_values();
+    spmv_->update_values(local);
+    spmm_->update_values(local);
+    local_ = local;
   }
 
   const crs_matrix_type& matrix() const { return *A_; }

@@ -278,11 +278,12 @@ BsrSpmvAnalysis<BsrType> make_bsr_spmv_analysis(const BsrType& A, const BsrSpmvC
 /// After A's values changed (same pattern): checks a symmetric declaration again and refreshes
 /// the copies the padded and symmetric kernels read.
 template <class BsrType>
-void bsr_spmv_update_values(BsrSpmvAnalysis<BsrType>& an) {
-  if (an.symmetric) {
-    const std::vector<int64_t> upper = bsr_check_symmetric(an.A, "BsrSpmvPlan::update_values");
-    if (an.kernel == BsrKernel::symmetric) bsr_refresh_upper_part(an, upper);
-  }
+void bsr_spmv_update_values(BsrSpmvAnalysis<BsrType>& an, const BsrType& A) {
+  // The symmetry check throws before the plan takes A: a refused update leaves the plan as it was.
+  std::vector<int64_t> upper;
+  if (an.symmetric) upper = bsr_check_symmetric(A, "BsrSpmvPlan::update_values");
+  an.A = A;
+  if (an.symmetric && an.kernel == BsrKernel::symmetric) bsr_refresh_upper_part(an, upper);
   if (an.kernel == BsrKernel::padded) bsr_refresh_padded(an);
 }
 

@@ -44,14 +44,18 @@ void bsr_spmv_transpose(const ExecSpace& space, const BsrSpmvAnalysis<BsrType>& 
   const int64_t b = A.block_size();
   const auto row_map = A.row_map;
   const auto entries = A.entries;
-  const auto values = A.values;
+  // The padded kernel's plan reads its padded copy in mode T too (rows of `stride` scalars), so
+  // both modes use the same values (Sprocket_Operator.hpp: "Values").
+  const bool padded = an.kernel == BsrKernel::padded;
+  const auto values = padded ? an.padded : A.values;
+  const int64_t stride = padded ? (b + 7) / 8 * 8 : b;
   Kokkos::parallel_for(
       "Sprocket::bsr_spmv::transpose_scatter", Kokkos::RangePolicy<ExecSpace>(space, 0, int64_t(A.numRows())),
       KOKKOS_LAMBDA(const int64_t row) {
         const int64_t I = row / b, i = row % b;
         const Scalar xr = alpha * Scalar(x(row));
         for (int64_t k = row_map(I); k < int64_t(row_map(I + 1)); ++k) {
-          const int64_t base = k * b * b + i * b, col = int64_t(entries(k)) * b;
+          const int64_t base = (k * b + i) * stride, col = int64_t(entries(k)) * b;
           for (int64_t c = 0; c < b; ++c) Kokkos::atomic_add(&y(col + c), Scalar(values(base + c)) * xr);
         }
       });

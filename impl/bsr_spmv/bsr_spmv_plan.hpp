@@ -11,6 +11,7 @@
 
 #include "Sprocket_Validate.hpp"
 #include "impl/bsr_spmv/bsr_spmv_analysis.hpp"
+#include "impl/common/same_pattern.hpp"
 #include "impl/bsr_spmv/bsr_spmv_dispatch.hpp"
 
 namespace Sprocket {
@@ -33,10 +34,22 @@ class BsrSpmvPlan : public Impl::LinearOperator<BsrSpmvPlan<BsrType>, typename B
   explicit BsrSpmvPlan(const BsrType& A, const BsrSpmvOptions& options = {})
       : options_(options), choice_(choose(A, options)), analysis_(Impl::make_bsr_spmv_analysis(A, choice_, options)) {}
 
-  /// After A's values changed (same pattern): checks a matrix declared symmetric again (throws
-  /// InvalidArgument if it no longer is) and refreshes the copies the padded and symmetric kernels
-  /// read. A no-op for the other plans, whose kernels read A's values directly.
-  void update_values() { Impl::bsr_spmv_update_values(analysis_); }
+  /// New values: A must have the plan's block size and block pattern (InvalidArgument otherwise).
+  /// Checks a matrix declared symmetric again (InvalidArgument if it no longer is) and refreshes
+  /// the copies the padded and symmetric kernels read. Which values an apply reads between an
+  /// in-place change and this call depends on the kernel, never on the mode (describe() says it;
+  /// Sprocket_Operator.hpp: "Values").
+  void update_values(const BsrType& A) { update_values(execution_space(), A); }
+  void update_values(const execution_space& space, const BsrType& A) {
+    const BsrType& P = analysis_.A;
+    SPROCKET_REQUIRE(A.block_size() == P.block_size(), "BsrSpmvPlan::update_values: A has blocks of ", A.block_size(),
+                     "x", A.block_size(), " but the plan was built for ", P.block_size(), "x", P.block_size());
+    Impl::require_same_pattern(space, "BsrSpmvPlan::update_values", A.num_block_rows(), A.num_block_cols(), A.row_map,
+                               A.entries, P.num_block_rows(), P.num_block_cols(), P.row_map, P.entries, "blocks");
+    Impl::bsr_spmv_update_values(analysis_, A);
+  }
+  /// The values of the matrix the plan was built on (or last updated with), re-read.
+  [[deprecated("call update_values(A): the same for every plan")]] void update_values() { update_values(analysis_.A); }
 
   int64_t num_rows() const { return analysis_.A.numRows(); }
   int64_t num_cols() const { return analysis_.A.numCols(); }
@@ -60,12 +73,16 @@ class BsrSpmvPlan : public Impl::LinearOperator<BsrSpmvPlan<BsrType>, typename B
     if (choice_.kernel == BsrKernel::padded) os << ", block rows padded to " << (A.block_size() + 7) / 8 * 8 << " scalars";
     if (choice_.kernel == BsrKernel::symmetric)
       os << "\n  reads a packed copy of the diagonal and upper blocks only: " << analysis_.upper_entries.extent(0)
-         << " of " << A.num_blocks() << " stored blocks (refreshed by update_values()); " << analysis_.spill_size
+         << " of " << A.num_blocks() << " stored blocks (refreshed by update_values(A)); " << analysis_.spill_size
          << " scalars of spill workspace per apply";
     if (options_.symmetric)
-      os << "\n  declared symmetric (checked at analysis): mode T runs the mode N kernel\n";
+      os << "\n  declared symmetric (checked at analysis): mode T runs the mode N kernel";
     else
-      os << "\n  mode T: atomic scatter (portable backend)\n";
+      os << "\n  mode T: atomic scatter (portable backend)" << (choice_.kernel == BsrKernel::padded ? " over the padded copy" : "");
+    if (choice_.kernel == BsrKernel::padded || choice_.kernel == BsrKernel::symmetric)
+      os << "\n  values: the plan's copy, both modes; refreshed by update_values(A)\n";
+    else
+      os << "\n  values: read from A's values View at every apply (no copy), both modes\n";
     return os.str();
   }
 

@@ -93,12 +93,27 @@ class ChebyshevPreconditioner final : public Preconditioner<Scalar, Device> {
   double lambda_max() const { return lambda_max_; }
   int degree() const { return degree_; }
 
+  /// New values of A, for a preconditioner make_chebyshev(A) built from a CRS matrix: the SpMM
+  /// plan takes them (same pattern, checked), D^{-1} is recomputed, and bounds that were estimated
+  /// are estimated again by the same rule (given bounds stay). A preconditioner built over an
+  /// operator throws InvalidArgument: update that operator and build a new one.
+  template <class CrsType>
+  void update_values(const CrsType& A) {
+    update_values(typename Device::execution_space(), A);
+  }
+  template <class CrsType>
+  void update_values(const typename Device::execution_space& space, const CrsType& A);
+
+  /// How the bounds were found (make_chebyshev's options), for update_values. Set by the factory.
+  void keep_bounds_rule(const ChebyshevOptions& rule) { rule_ = rule; }
+
  private:
   std::shared_ptr<const operator_type> A_;
   Kokkos::View<Scalar*, Device> inverse_diagonal_;
   int degree_;
   double lambda_min_, lambda_max_;
   std::string bounds_origin_;
+  ChebyshevOptions rule_;  // how the bounds were found (update_values estimates them again)
   // Work vectors, sized on the first apply with a given number of columns.
   mutable typename base::multivector R_, D_, AD_;
 };
@@ -128,10 +143,46 @@ double power_method(const MultiVectorOperator<Scalar, Device>& A, const Kokkos::
   return lambda;
 }
 
+struct ChebyshevBounds {
+  double lambda_min = 0, lambda_max = 0;
+  std::string origin;  ///< how they were found (describe())
+};
+
+/// The eigenvalue bounds by the options' rule: given, or lambda_max = 1.1 x the power method's
+/// estimate and lambda_min = lambda_max / eig_ratio.
 template <class Scalar, class Device>
-std::shared_ptr<Preconditioner<Scalar, Device>> make_chebyshev(std::shared_ptr<const MultiVectorOperator<Scalar, Device>> A,
-                                                                Kokkos::View<Scalar*, Device> inverse_diagonal,
-                                                                const ChebyshevOptions& options) {
+ChebyshevBounds chebyshev_bounds(const MultiVectorOperator<Scalar, Device>& A,
+                                 const Kokkos::View<Scalar*, Device>& inverse_diagonal, const ChebyshevOptions& options,
+                                 const char* who) {
+  ChebyshevBounds b;
+  std::ostringstream origin;
+  b.lambda_max = options.lambda_max;
+  if (b.lambda_max == 0) {
+    const double estimate = power_method(A, inverse_diagonal, options.power_iterations);
+    SPROCKET_REQUIRE(estimate > 0 && std::isfinite(estimate), who, ": the power method found no positive ",
+                     "largest eigenvalue (estimate ", estimate, "): A is zero or not finite");
+    b.lambda_max = 1.1 * estimate;
+    origin << "lambda_max = 1.1 x " << estimate << " from " << options.power_iterations << " power iterations";
+  } else {
+    origin << "lambda_max given";
+  }
+  b.lambda_min = options.lambda_min;
+  if (b.lambda_min == 0) {
+    b.lambda_min = b.lambda_max / options.eig_ratio;
+    origin << ", lambda_min = lambda_max / " << options.eig_ratio;
+  } else {
+    origin << ", lambda_min given";
+  }
+  SPROCKET_REQUIRE(b.lambda_min < b.lambda_max, who, ": lambda_min = ", b.lambda_min, " is not below lambda_max = ",
+                   b.lambda_max);
+  b.origin = origin.str();
+  return b;
+}
+
+template <class Scalar, class Device>
+std::shared_ptr<ChebyshevPreconditioner<Scalar, Device>> make_chebyshev(
+    std::shared_ptr<const MultiVectorOperator<Scalar, Device>> A, Kokkos::View<Scalar*, Device> inverse_diagonal,
+    const ChebyshevOptions& options) {
   SPROCKET_REQUIRE(options.degree >= 1, "make_chebyshev: degree = ", options.degree, " (must be >= 1)");
   SPROCKET_REQUIRE(options.lambda_max >= 0 && options.lambda_min >= 0, "make_chebyshev: lambda_max = ",
                    options.lambda_max, ", lambda_min = ", options.lambda_min, " (0 = estimate, else positive)");
@@ -139,35 +190,40 @@ std::shared_ptr<Preconditioner<Scalar, Device>> make_chebyshev(std::shared_ptr<c
                    " (must be > 1 when lambda_min is estimated)");
   SPROCKET_REQUIRE(options.lambda_max > 0 || options.power_iterations >= 1, "make_chebyshev: power_iterations = ",
                    options.power_iterations, " (must be >= 1 when lambda_max is estimated)");
-  std::ostringstream origin;
-  double lambda_max = options.lambda_max;
-  if (lambda_max == 0) {
-    const double estimate = power_method(*A, inverse_diagonal, options.power_iterations);
-    SPROCKET_REQUIRE(estimate > 0 && std::isfinite(estimate), "make_chebyshev: the power method found no positive ",
-                     "largest eigenvalue (estimate ", estimate, "): A is zero or not finite");
-    lambda_max = 1.1 * estimate;
-    origin << "lambda_max = 1.1 x " << estimate << " from " << options.power_iterations << " power iterations";
-  } else {
-    origin << "lambda_max given";
-  }
-  double lambda_min = options.lambda_min;
-  if (lambda_min == 0) {
-    lambda_min = lambda_max / options.eig_ratio;
-    origin << ", lambda_min = lambda_max / " << options.eig_ratio;
-  } else {
-    origin << ", lambda_min given";
-  }
-  SPROCKET_REQUIRE(lambda_min < lambda_max, "make_chebyshev: lambda_min = ", lambda_min, " is not below lambda_max = ",
-                   lambda_max);
-  return std::make_shared<ChebyshevPreconditioner<Scalar, Device>>(std::move(A), inverse_diagonal, options.degree,
-                                                                    lambda_min, lambda_max, origin.str());
+  const ChebyshevBounds bounds = chebyshev_bounds(*A, inverse_diagonal, options, "make_chebyshev");
+  auto M = std::make_shared<ChebyshevPreconditioner<Scalar, Device>>(std::move(A), inverse_diagonal, options.degree,
+                                                                      bounds.lambda_min, bounds.lambda_max, bounds.origin);
+  M->keep_bounds_rule(options);
+  return M;
 }
 
 }  // namespace precond
 }  // namespace Impl
 
+template <class Scalar, class Device>
+template <class CrsType>
+void ChebyshevPreconditioner<Scalar, Device>::update_values(const typename Device::execution_space& space,
+                                                            const CrsType& A) {
+  const char* who = "ChebyshevPreconditioner::update_values";
+  using Op = PlanOperator<SpmmPlan<CrsType>>;
+  const Op* built = dynamic_cast<const Op*>(A_.get());
+  SPROCKET_REQUIRE(built != nullptr, who, ": this preconditioner was built over an operator (or from another matrix ",
+                   "type); update that operator's values and build a new one");
+  // make_chebyshev(A) made this operator for this preconditioner alone (not const there).
+  const_cast<Op*>(built)->update_values(space, A);
+  if (inverse_diagonal_.extent(0) > 0) {
+    const auto fresh = Impl::precond::inverse_diagonal(A, who);
+    Kokkos::deep_copy(space, inverse_diagonal_, fresh);
+    space.fence();
+  }
+  const Impl::precond::ChebyshevBounds b = Impl::precond::chebyshev_bounds(*A_, inverse_diagonal_, rule_, who);
+  lambda_min_ = b.lambda_min;
+  lambda_max_ = b.lambda_max;
+  bounds_origin_ = b.origin;
+}
+
 template <class CrsType, std::enable_if_t<is_crs_matrix_v<CrsType>, int>>
-std::shared_ptr<Preconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
+std::shared_ptr<ChebyshevPreconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
 make_chebyshev(const CrsType& A, const ChebyshevOptions& options) {
   using Scalar = typename CrsType::non_const_value_type;
   using Device = typename CrsType::device_type;
@@ -185,9 +241,8 @@ make_chebyshev(const CrsType& A, const ChebyshevOptions& options) {
 }
 
 template <class Scalar, class Device, class DiagonalView>
-std::shared_ptr<Preconditioner<Scalar, Device>> make_chebyshev(std::shared_ptr<MultiVectorOperator<Scalar, Device>> A,
-                                                                const DiagonalView& diagonal,
-                                                                const ChebyshevOptions& options) {
+std::shared_ptr<ChebyshevPreconditioner<Scalar, Device>> make_chebyshev(
+    std::shared_ptr<MultiVectorOperator<Scalar, Device>> A, const DiagonalView& diagonal, const ChebyshevOptions& options) {
   static_assert(Kokkos::is_view<DiagonalView>::value && DiagonalView::rank == 1,
                 "make_chebyshev: the diagonal must be a rank-1 Kokkos::View");
   SPROCKET_REQUIRE(A != nullptr, "make_chebyshev: the operator is null");

@@ -137,6 +137,23 @@ class IncompleteCholeskyPreconditioner final : public Preconditioner<Scalar, Dev
   int64_t num_rows() const override { return factor_.n; }
   int64_t num_cols() const override { return factor_.n; }
 
+  /// New values of A with the setup's pattern (InvalidArgument otherwise, or when A is no longer
+  /// symmetric or breaks down at every shift): the factorization again with the setup's options.
+  template <class CrsType>
+  void update_values(const CrsType& A) {
+    update_values(typename Device::execution_space(), A);
+  }
+  template <class CrsType>
+  void update_values(const typename Device::execution_space& space, const CrsType& A);
+
+  /// The options and A's upper-triangle pattern of the setup, for update_values. Set by the
+  /// factory.
+  void keep_setup(const IncompleteCholeskyOptions& options, std::vector<int64_t> row_ptr, std::vector<int64_t> cols) {
+    options_ = options;
+    pattern_row_ptr_ = std::move(row_ptr);
+    pattern_cols_ = std::move(cols);
+  }
+
   using base::apply;  // the execution-space overload
   void apply(const typename base::const_multivector& X, const typename base::multivector& Y) const override {
     Impl::precond::check_apply("IncompleteCholeskyPreconditioner::apply", num_rows(), X, Y);
@@ -228,6 +245,8 @@ class IncompleteCholeskyPreconditioner final : public Preconditioner<Scalar, Dev
   }
 
   Impl::precond::CholeskyFactor factor_;
+  IncompleteCholeskyOptions options_;
+  std::vector<int64_t> pattern_row_ptr_, pattern_cols_;  // A's upper triangle at setup
   double drop_tolerance_;
   int64_t nnz_lower_a_;
   std::vector<int64_t> order_;  // P as new_to_old: the factor is of P A P^T (empty: A's order)
@@ -293,19 +312,52 @@ UpperTriangle symmetric_upper_triangle(const CrsType& A, const std::string& who,
 }  // namespace precond
 }  // namespace Impl
 
+namespace Impl {
+namespace precond {
+
+/// The factorization of A with `options` (make_incomplete_cholesky and update_values share it).
+template <class Scalar, class Device, class CrsType>
+IncompleteCholeskyPreconditioner<Scalar, Device> incomplete_cholesky_of(const CrsType& A,
+                                                                         const IncompleteCholeskyOptions& options,
+                                                                         const char* who) {
+  std::vector<int64_t> order;
+  UpperTriangle U = symmetric_upper_triangle(A, who, options.ordering, &order);
+  auto factor = incomplete_cholesky(U, options.drop_tolerance, options.initial_shift, options.max_attempts, who);
+  IncompleteCholeskyPreconditioner<Scalar, Device> M(std::move(factor), options.drop_tolerance,
+                                                     static_cast<int64_t>(U.cols.size()), options.solve,
+                                                     std::move(order), options.ordering);
+  M.keep_setup(options, std::move(U.row_ptr), std::move(U.cols));
+  return M;
+}
+
+}  // namespace precond
+}  // namespace Impl
+
+template <class Scalar, class Device>
+template <class CrsType>
+void IncompleteCholeskyPreconditioner<Scalar, Device>::update_values(const typename Device::execution_space& space,
+                                                                     const CrsType& A) {
+  static_assert(std::is_same_v<typename CrsType::non_const_value_type, Scalar> &&
+                    std::is_same_v<typename CrsType::device_type, Device>,
+                "IncompleteCholeskyPreconditioner::update_values: A must have the preconditioner's scalar type and device");
+  const char* who = "IncompleteCholeskyPreconditioner::update_values";
+  SPROCKET_REQUIRE(A.numRows() == num_rows() && A.numCols() == num_rows(), who, ": A is ", A.numRows(), " x ",
+                   A.numCols(), ", the preconditioner ", num_rows(), " x ", num_rows());
+  IncompleteCholeskyPreconditioner fresh = Impl::precond::incomplete_cholesky_of<Scalar, Device>(A, options_, who);
+  SPROCKET_REQUIRE(fresh.pattern_row_ptr_ == pattern_row_ptr_ && fresh.pattern_cols_ == pattern_cols_, who,
+                   ": A's pattern differs from the setup's (", fresh.pattern_cols_.size(), " entries in the upper ",
+                   "triangle, ", pattern_cols_.size(), " at setup): build a new preconditioner for a new pattern");
+  *this = std::move(fresh);
+  space.fence();
+}
+
 template <class CrsType, std::enable_if_t<is_crs_matrix_v<CrsType>, int>>
-std::shared_ptr<Preconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
+std::shared_ptr<IncompleteCholeskyPreconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
 make_incomplete_cholesky(const CrsType& A, const IncompleteCholeskyOptions& options) {
   using Scalar = typename CrsType::non_const_value_type;
   using Device = typename CrsType::device_type;
-  const char* who = "make_incomplete_cholesky";
-  std::vector<int64_t> order;
-  const Impl::precond::UpperTriangle U = Impl::precond::symmetric_upper_triangle(A, who, options.ordering, &order);
-  auto factor = Impl::precond::incomplete_cholesky(U, options.drop_tolerance, options.initial_shift,
-                                                   options.max_attempts, who);
   return std::make_shared<IncompleteCholeskyPreconditioner<Scalar, Device>>(
-      std::move(factor), options.drop_tolerance, static_cast<int64_t>(U.cols.size()), options.solve, std::move(order),
-      options.ordering);
+      Impl::precond::incomplete_cholesky_of<Scalar, Device>(A, options, "make_incomplete_cholesky"));
 }
 
 }  // namespace Sprocket

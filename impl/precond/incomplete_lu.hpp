@@ -82,6 +82,12 @@ class IncompleteLuPreconditioner final : public Preconditioner<Scalar, Device> {
     const HostCsr S = Impl::precond::summed_host_copy_of_size(A, num_rows(), "IncompleteLuPreconditioner");
     refactor(Impl::precond::permuted_scaled_copy(S, base_ordering_));
   }
+  /// The same, ordered after the work queued on `space` (the factorization runs on the host).
+  template <class CrsType>
+  void update_values(const typename Device::execution_space& space, const CrsType& A) {
+    space.fence();
+    update_values(A);
+  }
 
   using base::apply;  // the execution-space overload
   void apply(const typename base::const_multivector& X, const typename base::multivector& Y) const override {

@@ -33,12 +33,32 @@ class JacobiPreconditioner final : public Preconditioner<Scalar, Device> {
   /// D^{-1} on the device.
   const Kokkos::View<Scalar*, Device>& inverse_diagonal() const { return inverse_diagonal_; }
 
+  /// New values of A: D^{-1} from A's diagonal (InvalidArgument for another size or a zero or
+  /// non-finite diagonal entry). Jacobi reads only the diagonal: any pattern of the same size.
+  template <class CrsType>
+  void update_values(const CrsType& A) {
+    update_values(typename Device::execution_space(), A);
+  }
+  template <class CrsType>
+  void update_values(const typename Device::execution_space& space, const CrsType& A) {
+    static_assert(std::is_same_v<typename CrsType::non_const_value_type, Scalar> &&
+                      std::is_same_v<typename CrsType::device_type, Device>,
+                  "JacobiPreconditioner::update_values: A must have the preconditioner's scalar type and device");
+    const char* who = "JacobiPreconditioner::update_values";
+    SPROCKET_REQUIRE(A.numRows() == num_rows() && A.numCols() == num_rows(), who, ": A is ", A.numRows(), " x ",
+                     A.numCols(), ", the preconditioner ", num_rows(), " x ", num_rows());
+    Sprocket::validate(A, who);
+    const auto fresh = Impl::precond::inverse_diagonal(A, who);
+    Kokkos::deep_copy(space, inverse_diagonal_, fresh);
+    space.fence();
+  }
+
  private:
   Kokkos::View<Scalar*, Device> inverse_diagonal_;
 };
 
 template <class CrsType, std::enable_if_t<is_crs_matrix_v<CrsType>, int>>
-std::shared_ptr<Preconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
+std::shared_ptr<JacobiPreconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
 make_jacobi(const CrsType& A) {
   using Scalar = typename CrsType::non_const_value_type;
   using Device = typename CrsType::device_type;

@@ -136,6 +136,12 @@ class SmoothedAggregationPreconditioner final : public Preconditioner<Scalar, De
   /// symbolic product kept), the smoothers and the coarsest LU are rebuilt.
   template <class CrsType>
   void update_values(const CrsType& A);
+  /// The same, ordered after the work queued on `space`.
+  template <class CrsType>
+  void update_values(const typename Device::execution_space& space, const CrsType& A) {
+    space.fence();
+    update_values(A);
+  }
 
   using base::apply;  // the execution-space overload
   void apply(const ConstMV& X, const MV& Y) const override {

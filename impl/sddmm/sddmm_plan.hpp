@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "Sprocket_Spmm.hpp"
+#include "impl/common/same_pattern.hpp"
 #include "impl/sddmm/sddmm_analysis.hpp"
 #include "impl/sddmm/sddmm_dispatch.hpp"
 #include "impl/utils/host_isa.hpp"
@@ -122,6 +123,31 @@ class SddmmPlan {
   int64_t num_cols() const { return analysis_.num_cols; }
   int64_t nnz() const { return analysis_.nnz; }
   bool is_coo() const { return analysis_.coo; }
+
+  /// New values of S (a CSR plan): S must have the plan's pattern (InvalidArgument otherwise);
+  /// the scaled form reads S's values View from then on. The plan keeps no copy of the values, so
+  /// values changed in place are read by the next apply even without this call
+  /// (Sprocket_Operator.hpp: "Values").
+  void update_values(const CrsType& S) { update_values(execution_space(), S); }
+  void update_values(const execution_space& space, const CrsType& S) {
+    SPROCKET_REQUIRE(!analysis_.coo, "SddmmPlan::update_values: the plan was built from COO arrays; pass new values "
+                                     "with update_values(values)");
+    Impl::require_same_pattern(space, "SddmmPlan::update_values", S.numRows(), S.numCols(), S.graph.row_map,
+                               S.graph.entries, num_rows(), num_cols(), analysis_.row_map, analysis_.entries);
+    SPROCKET_REQUIRE(static_cast<int64_t>(S.values.extent(0)) == nnz(), "SddmmPlan::update_values: S has ",
+                     S.values.extent(0), " values for ", nnz(), " entries");
+    analysis_.row_map = S.graph.row_map;
+    analysis_.entries = S.graph.entries;
+    analysis_.values = S.values;
+  }
+  /// New values of S (a COO plan): nnz of them, in the order of the plan's entries.
+  void update_values(const values_view& values) { update_values(execution_space(), values); }
+  void update_values(const execution_space&, const values_view& values) {
+    SPROCKET_REQUIRE(analysis_.coo, "SddmmPlan::update_values: the plan was built from a CSR matrix; pass the matrix");
+    SPROCKET_REQUIRE(static_cast<int64_t>(values.extent(0)) == nnz(), "SddmmPlan::update_values: ", values.extent(0),
+                     " values for ", nnz(), " entries");
+    analysis_.values = values;
+  }
   /// Backend::native or Backend::portable (never automatic).
   Backend backend() const { return analysis_.backend; }
   /// Whether the plan has an ASpT analysis (built or shared) that aspt can run on.
@@ -207,7 +233,7 @@ class SddmmPlan {
     } else {
       os << "\n  aspt: no ASpT analysis";
     }
-    os << "\n";
+    os << "\n  values: read from S's values View at every apply (no copy)\n";
     return os.str();
   }
 

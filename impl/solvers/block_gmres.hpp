@@ -315,7 +315,7 @@ class BlockGmresSolver {
     info.iteration = result_.iterations;
     for (int q = 0; q < p_; ++q) {
       if (current_[q] <= options_.tol) ++info.converged;
-      else info.worst_residual = std::max(info.worst_residual, current_[q]);
+      info.worst_residual = std::max(info.worst_residual, current_[q]);
     }
     info.elapsed_seconds = total_timer_->seconds();
     options_.on_iteration(info);

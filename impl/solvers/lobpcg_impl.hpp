@@ -515,10 +515,8 @@ LobpcgResult Solver<Scalar, Device>::run(const MV& X_user) {
       SolverIterationInfo info;
       info.iteration = iteration;
       for (int j = 0; j < k_; ++j) {
-        if (relres_[j] <= options_.tol)
-          ++info.converged;
-        else
-          info.worst_residual = std::max(info.worst_residual, relres_[j]);
+        if (relres_[j] <= options_.tol) ++info.converged;
+        info.worst_residual = std::max(info.worst_residual, relres_[j]);
       }
       info.elapsed_seconds = seconds_since(start);
       options_.on_iteration(info);

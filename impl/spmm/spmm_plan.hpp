@@ -14,6 +14,7 @@
 
 #include "Sprocket_Spmv.hpp"
 #include "Sprocket_Validate.hpp"
+#include "impl/common/same_pattern.hpp"
 #include "impl/spmm/spmm_analysis.hpp"
 #include "impl/spmm/spmm_dispatch.hpp"
 #include "impl/utils/host_isa.hpp"
@@ -81,12 +82,19 @@ class SpmmPlan : public Impl::LinearOperator<SpmmPlan<CrsType>, typename CrsType
   /// parts and workspace).
   const analysis_type& analysis() const { return analysis_; }
 
-  /// Re-gathers the reordered copy's values from A's current values (A's pattern must not have
-  /// changed). Call after changing A's values: mode "N" reads the copy; mode "T" reads A.
-  void update_values() {
-    Impl::spmm_gather_values(execution_space(), analysis_.values, A_.values, analysis_.permutation);
-    execution_space().fence();
+  /// New values: A must have the plan's pattern (InvalidArgument otherwise). Both modes read the
+  /// plan's reordered copy of the values (mode T through a transposed SpMV plan over that copy),
+  /// which this gathers from A's values; values changed in place reach no apply before this call
+  /// (Sprocket_Operator.hpp: "Values").
+  void update_values(const CrsType& A) { update_values(execution_space(), A); }
+  void update_values(const execution_space& space, const CrsType& A) {
+    Impl::require_same_crs_pattern(space, "SpmmPlan::update_values", A, A_);
+    A_ = A;
+    Impl::spmm_gather_values(space, analysis_.values, A_.values, analysis_.permutation);
+    space.fence();
   }
+  /// The values of the matrix the plan was built on (or last updated with), re-read.
+  [[deprecated("call update_values(A): the same for every plan")]] void update_values() { update_values(A_); }
 
   /// What the plan chose and why: backend (requested or automatic, and what decided), kernel
   /// (forced, or the automatic rule with the numbers it compared), tiling and its counts.
@@ -115,16 +123,20 @@ class SpmmPlan : public Impl::LinearOperator<SpmmPlan<CrsType>, typename CrsType
          << ", K in register chunks of " << 8 * vector_bytes / static_cast<int>(sizeof(scalar_type))
          << " scalars; LayoutLeft B copied row-major from K = " << Impl::host::spmm_host_pack_columns;
     }
-    os << "\n  mode T: SpmvPlan's transpose, column by column\n";
+    os << "\n  mode T: SpmvPlan's transpose of the reordered copy, column by column"
+       << "\n  values: the plan's reordered copy, both modes; refreshed by update_values(A)\n";
     return os.str();
   }
 
  private:
+  /// Mode T's plan, built on the first transposed apply over the reordered copy (A with each
+  /// row's entries permuted): it reads the same values as mode N, so the two modes never see
+  /// different values of A.
   SpmvPlan<CrsType>& transpose_plan() const {
     if (!transpose_) {
       SpmvOptions o;
       o.backend = analysis_.backend;
-      transpose_ = std::make_shared<SpmvPlan<CrsType>>(A_, o);
+      transpose_ = std::make_shared<SpmvPlan<CrsType>>(reordered_, o);
     }
     return *transpose_;
   }

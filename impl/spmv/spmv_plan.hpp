@@ -13,6 +13,7 @@
 #include "Sprocket_Validate.hpp"
 #include "impl/spmv/spmv_analysis.hpp"
 #include "impl/spmv/spmv_autotune.hpp"
+#include "impl/common/same_pattern.hpp"
 #include "impl/spmv/spmv_dispatch.hpp"
 
 namespace Sprocket {
@@ -62,6 +63,17 @@ class SpmvPlan : public Impl::LinearOperator<SpmvPlan<CrsType>, typename CrsType
   int64_t num_rows() const { return A_.numRows(); }
   int64_t num_cols() const { return A_.numCols(); }
 
+  /// New values: A must have the plan's pattern (InvalidArgument otherwise); the plan reads A's
+  /// values View from then on, in both modes (mode T's cached transpose takes them at every
+  /// transposed apply). This plan keeps no copy of the values, so values changed in place are
+  /// read by the next apply even without this call (Sprocket_Operator.hpp: "Values").
+  void update_values(const CrsType& A) { update_values(execution_space(), A); }
+  void update_values(const execution_space& space, const CrsType& A) {
+    Impl::require_same_crs_pattern(space, "SpmvPlan::update_values", A, A_);
+    A_ = A;
+    analysis_.A = A;
+  }
+
   /// What the analysis chose and why: backend and target, features, U, bins and their kernels,
   /// column indices and x prefetch, and the autotune measurements when it ran.
   std::string describe() const {
@@ -72,6 +84,7 @@ class SpmvPlan : public Impl::LinearOperator<SpmvPlan<CrsType>, typename CrsType
        << ")\n"
        << schedule_.describe();
     if (!autotune_report_.empty()) os << autotune_report_;
+    os << "  values: read from A's values View at every apply (no copy), both modes\n";
     return os.str();
   }
 

@@ -475,11 +475,11 @@ TYPED_TEST(BsrSpmv, EmptyAndOneBlockMatrices) {
 }
 
 // padded multiplies by a private padded copy of A's values, documented as a snapshot
-// (Sprocket_BsrSpmv.hpp: "after changing A's values call update_values()"). This test checks that
-// documented behaviour: after new values are deep_copy'd into A.values, mode N of a padded
-// plan still multiplies by the old values until update_values(), and by the new ones after it;
-// every other kernel reads A's values and sees the new ones at once (update_values() is then a
-// no-op).
+// (Sprocket_BsrSpmv.hpp: "after changing A's values call update_values(A)"). This test checks that
+// documented behaviour: after new values are deep_copy'd into A.values, both modes of a padded
+// plan still multiply by the old values until update_values(A), and by the new ones after it;
+// every other kernel reads A's values and sees the new ones at once (update_values(A) then only
+// checks the pattern).
 TYPED_TEST(BsrSpmv, ValueUpdatesAndHostPaddedSnapshot) {
   using K = Kit<TypeParam>;
   using Scalar = typename K::Scalar;
@@ -496,17 +496,19 @@ TYPED_TEST(BsrSpmv, ValueUpdatesAndHostPaddedSnapshot) {
       EXPECT_TRUE(K::check(plan, csr_a, "N", 1.5, 0.0, salt += 2)) << what;
       Kokkos::deep_copy(a.values, test::to_view<typename TypeParam::values_type>(B.values));
       if (plan.kernel() == BsrKernel::padded) {
+        // The padded copy is a snapshot, in both modes, until update_values(A).
         EXPECT_TRUE(K::check(plan, csr_a, "N", 1.5, 0.0, salt += 2)) << what << ": the padded copy is a snapshot";
         EXPECT_TRUE(K::check(plan, csr_a, "N", -0.5, 0.75, salt += 2)) << what << ": the padded copy is a snapshot";
-        plan.update_values();
+        EXPECT_TRUE(K::check(plan, csr_a, "T", -0.5, 0.75, salt += 2)) << what << ": mode T reads the same snapshot";
+        plan.update_values(a);
       }
       EXPECT_TRUE(K::check(plan, csr_b, "N", 1.5, 0.0, salt += 2)) << what << ", after a value update";
       EXPECT_TRUE(K::check(plan, csr_b, "N", -0.5, 0.75, salt += 2)) << what << ", after a value update";
       EXPECT_TRUE(K::template check_multi<typename K::MatR>(plan, csr_b, "N", 3, 1.5, 0.0, salt += 2))
           << what << ", after a value update";
       EXPECT_TRUE(K::check(plan, csr_b, "T", -0.5, 0.75, salt += 2)) << what << ", after a value update";
-      plan.update_values();  // a no-op for the other kernels; a refresh for padded
-      EXPECT_TRUE(K::check(plan, csr_b, "N", 1.5, 0.0, salt += 2)) << what << ", after update_values()";
+      plan.update_values(a);  // a check only for the other kernels; a refresh for padded
+      EXPECT_TRUE(K::check(plan, csr_b, "N", 1.5, 0.0, salt += 2)) << what << ", after update_values(A)";
     }
   }
 }
@@ -696,7 +698,7 @@ TYPED_TEST(BsrSpmv, SymmetricAutomaticChoiceFollowsSize) {
 
 // The promise is checked: the first entry that differs from its mirror is named; non-square,
 // unsorted block columns, an unmirrored non-zero block, symmetric without the declaration,
-// symmetric on CUDA, a negative host_parts; update_values() checks again.
+// symmetric on CUDA, a negative host_parts; update_values(A) checks again.
 TYPED_TEST(BsrSpmv, SymmetricPromiseIsChecked) {
   using K = Kit<TypeParam>;
   using Scalar = typename K::Scalar;
@@ -754,7 +756,7 @@ TYPED_TEST(BsrSpmv, SymmetricPromiseIsChecked) {
   negative.host_parts = -1;
   EXPECT_TRUE(throws_invalid_argument([&] { typename K::Plan p(to_bsr<TypeParam>(S), negative); },
                                       {"host_parts = -1"}));
-  // update_values(): a symmetric change is followed; an asymmetric one throws.
+  // update_values(A) after an in-place change: a symmetric one is followed; an asymmetric one throws.
   for (const Config& c : K::symmetric_configs(3)) {
     TypeParam a = to_bsr<TypeParam>(S);
     typename K::Plan plan(a, c.options);
@@ -763,12 +765,23 @@ TYPED_TEST(BsrSpmv, SymmetricPromiseIsChecked) {
     Kokkos::deep_copy(a.values, test::to_view<typename TypeParam::values_type>(rounded<Scalar>(S2).values));
     if (plan.kernel() == BsrKernel::symmetric)  // its packed copy is a snapshot
       EXPECT_TRUE(K::check(plan, host_bsr_to_csr(S), "N", 1.5, 0.0, 1419)) << c.name << ": the packed copy is a snapshot";
-    EXPECT_NO_THROW(plan.update_values()) << c.name;
+    EXPECT_NO_THROW(plan.update_values(a)) << c.name;
     EXPECT_TRUE(K::check(plan, host_bsr_to_csr(rounded<Scalar>(S2)), "N", 1.5, 0.0, 1420)) << c.name;
     EXPECT_TRUE(K::check(plan, host_bsr_to_csr(rounded<Scalar>(S2)), "T", -0.5, 0.75, 1421)) << c.name;
     Kokkos::deep_copy(a.values, test::to_view<typename TypeParam::values_type>(rounded<Scalar>(P).values));
-    EXPECT_TRUE(throws_invalid_argument([&] { plan.update_values(); }, {"BsrSpmvPlan::update_values", where}))
+    EXPECT_TRUE(throws_invalid_argument([&] { plan.update_values(a); }, {"BsrSpmvPlan::update_values", where}))
         << c.name;
+  }
+  // A refused update_values(A) leaves the plan as it was: A here is another matrix (asymmetric
+  // values), so the plan's own still hold the symmetric ones, in both modes.
+  for (const Config& c : K::symmetric_configs(3)) {
+    const TypeParam a = to_bsr<TypeParam>(S);
+    typename K::Plan plan(a, c.options);
+    const TypeParam asymmetric = to_bsr<TypeParam>(P);
+    EXPECT_TRUE(throws_invalid_argument([&] { plan.update_values(asymmetric); }, {"BsrSpmvPlan::update_values", where}))
+        << c.name;
+    EXPECT_TRUE(K::check(plan, host_bsr_to_csr(S), "N", 1.5, 0.0, 1422)) << c.name << ": unchanged after a refused update";
+    EXPECT_TRUE(K::check(plan, host_bsr_to_csr(S), "T", -0.5, 0.75, 1423)) << c.name << ": unchanged after a refused update";
   }
 }
 

@@ -389,13 +389,13 @@ TEST(ErrorPolicy, BsrSpmvPlan) {
   EXPECT_TRUE(invalid([&] { plan.apply("N", 1.0, x6, 0.0, y6); }, {"x has 6 rows"}));
   EXPECT_TRUE(invalid([&] { plan.apply("H", 1.0, x4, 0.0, y6); }, {"mode \"H\" is not supported"}));
 
-  // update_values() of a plan declared symmetric checks the promise again.
+  // update_values(A) of a plan declared symmetric checks the promise again.
   const Bsr S = csr_to_bsr<Bsr>(poisson(4), 2);
   BsrSpmvOptions sym;
   sym.symmetric = true;
   BsrSpmvPlan<Bsr> sym_plan(S, sym);
   Kokkos::deep_copy(Kokkos::subview(S.values, 1), 5.0);  // block 0, entry (0, 1): (1, 0) stays
-  EXPECT_TRUE(invalid([&] { sym_plan.update_values(); }, {"BsrSpmvPlan::update_values", "A(0, 1)"}));
+  EXPECT_TRUE(invalid([&] { sym_plan.update_values(S); }, {"BsrSpmvPlan::update_values", "A(0, 1)"}));
 }
 
 TEST(ErrorPolicy, SpmmPlan) {

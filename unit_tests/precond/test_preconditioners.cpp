@@ -327,6 +327,12 @@ const IncompleteCholeskyPreconditioner<Scalar, Device>& as_ic(const std::shared_
   if (!ic) throw std::logic_error("not an IncompleteCholeskyPreconditioner");
   return *ic;
 }
+/// make_incomplete_cholesky returns the concrete type.
+template <class Scalar>
+const IncompleteCholeskyPreconditioner<Scalar, Device>& as_ic(
+    const std::shared_ptr<IncompleteCholeskyPreconditioner<Scalar, Device>>& M) {
+  return *M;
+}
 
 // drop_tolerance 0: the complete factorization, entry by entry against a dense Cholesky of the
 // same (Scalar-rounded) values, and an exact inverse: T (A X) = X.

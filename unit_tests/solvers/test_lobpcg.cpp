@@ -147,6 +147,7 @@ struct Run {
   HostDense X;  // eigenvectors as returned (n x nev)
   int callbacks = 0;
   int last_callback_converged = -1;
+  double last_callback_worst = -1;
 };
 
 /// Solves on the device: A (and M) through SpmvPlan operators, with the given preconditioner
@@ -168,6 +169,7 @@ Run<Scalar> solve_with(const HostCsr& A, const HostCsr* M, std::shared_ptr<Opera
     EXPECT_EQ(info.iteration, run.callbacks);
     EXPECT_GE(info.elapsed_seconds, 0.0);
     run.last_callback_converged = info.converged;
+    run.last_callback_worst = info.worst_residual;
   };
   // On an execution-space instance of the Device: the solver queues and fences only that one.
   run.result = Sprocket::lobpcg(typename Device::execution_space(), *op_a, X, options, precond.get(), op_m.get());
@@ -263,6 +265,9 @@ void expect_converged(const Run<Scalar>& run, const HostCsr& A, const HostCsr* M
   EXPECT_EQ(run.callbacks, r.iterations);
   if (r.iterations > 0) {
     EXPECT_EQ(run.last_callback_converged, k);
+    // The worst over every pair, converged ones too: positive and within the tolerance at the end.
+    EXPECT_GT(run.last_callback_worst, 0.0);
+    EXPECT_LE(run.last_callback_worst, tol);
     EXPECT_GT(r.timings.operator_apply, 0.0);
   }
   EXPECT_GT(r.timings.total, 0.0);

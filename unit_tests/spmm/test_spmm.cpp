@@ -7,7 +7,7 @@
 // offsets, beta == 0 with C poisoned (NaN), beta != 0, alpha == 0 with B poisoned, against
 // reference::spmm with the scaled error bound of test::spmm_matches; modes N and T, rank 1
 // (contiguous and strided); the reordered matrix (a permutation of each row, same products);
-// update_values(); the automatic kernel choice; backend and kernel selection (Backend::native,
+// update_values(A); the automatic kernel choice; backend and kernel selection (Backend::native,
 // forced kernels under each backend, the throwing combinations) and describe()'s reasons; stats;
 // argument errors.
 //
@@ -419,7 +419,9 @@ TYPED_TEST(Spmm, ReorderedMatrixIsARowPermutation) {
   }
 }
 
-// After new values are copied into A, update_values() refreshes the reordered copy.
+// After new values are copied into A, both modes keep reading the reordered copy (the old values)
+// until update_values(A) refreshes it; then both read the new ones. update_values with another
+// matrix of the same pattern (its own Views) makes the plan read that one's values.
 TYPED_TEST(Spmm, UpdateValues) {
   using K = Kit<TypeParam>;
   using Scalar = typename K::Scalar;
@@ -432,7 +434,11 @@ TYPED_TEST(Spmm, UpdateValues) {
     typename K::Plan plan(a, c.options);
     EXPECT_TRUE((K::template check<typename K::MatR, typename K::MatR>(plan, A, "N", 7, 1.5, 0.0, salt += 2))) << c.name;
     Kokkos::deep_copy(a.values, test::to_view<typename TypeParam::values_type>(B.values));
-    plan.update_values();
+    EXPECT_TRUE((K::template check<typename K::MatR, typename K::MatR>(plan, A, "N", 7, 1.5, 0.0, salt += 2)))
+        << c.name << ": before update_values, the copy";
+    EXPECT_TRUE((K::template check<typename K::MatL, typename K::MatL>(plan, A, "T", 3, -0.5, 0.75, salt += 2)))
+        << c.name << ": before update_values, mode T reads the same copy";
+    plan.update_values(a);
     EXPECT_TRUE((K::template check<typename K::MatR, typename K::MatR>(plan, B, "N", 7, 1.5, 0.0, salt += 2))) << c.name;
     EXPECT_TRUE((K::template check<typename K::MatL, typename K::MatL>(plan, B, "N", 33, -0.5, 0.75, salt += 2)))
         << c.name;

@@ -1,0 +1,353 @@
+// The plan contract (Sprocket_Operator.hpp, "Values"), plan by plan and preconditioner by
+// preconditioner:
+//  - A's values changed in place, then update_values(A): every apply, in every mode, equals the
+//    serial reference with the new values (preconditioners: a fresh setup on the new values);
+//  - update_values(B) with B another matrix of A's pattern (its own Views): the plan uses B's
+//    values from then on;
+//  - between an in-place change and update_values, the modes of one plan agree (the old values
+//    everywhere for a plan that copies them, the new everywhere for one that reads A);
+//  - a different pattern (another column order, an entry moved, another size) throws
+//    InvalidArgument naming update_values.
+// Inputs drawn from the run's seed; outputs poisoned with NaN before every apply.
+//
+// No device code here (nvcc refuses extended lambdas in gtest's private TestBody).
+#include <gtest/gtest.h>
+
+#include <Kokkos_Core.hpp>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "Sprocket_BsrMatrix.hpp"
+#include "Sprocket_BsrSpmv.hpp"
+#include "Sprocket_Crs.hpp"
+#include "Sprocket_Generators.hpp"
+#include "Sprocket_Preconditioners.hpp"
+#include "Sprocket_Reference.hpp"
+#include "Sprocket_Sddmm.hpp"
+#include "Sprocket_Spmm.hpp"
+#include "Sprocket_Spmv.hpp"
+#include "precond/precond_test_utils.hpp"
+#include "sprocket_test_types.hpp"
+#include "sprocket_test_utils.hpp"
+
+namespace {
+
+using namespace Sprocket;
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+/// A's values replaced by fresh random ones (pattern kept), rounded to Scalar.
+template <class Scalar>
+HostCsr with_new_values(const HostCsr& A, uint64_t salt) {
+  HostCsr B = A;
+  B.values = test::rounded<Scalar>(test::random_vector(A.nnz(), salt));
+  return B;
+}
+
+/// The same pattern with the last two entries of its longest row swapped: same row map and
+/// entry count, another column order.
+HostCsr columns_swapped(const HostCsr& A) {
+  HostCsr B = A;
+  int64_t longest = 0;
+  for (int64_t i = 0; i < A.num_rows; ++i)
+    if (A.row_map[i + 1] - A.row_map[i] > A.row_map[longest + 1] - A.row_map[longest]) longest = i;
+  const int64_t last = A.row_map[longest + 1] - 1;
+  std::swap(B.entries[last], B.entries[last - 1]);
+  return B;
+}
+
+/// Writes new values into the matrix's own values View (an in-place change).
+template <class Matrix>
+void overwrite_values(const Matrix& a, const std::vector<double>& values) {
+  Kokkos::deep_copy(a.values, test::to_view<typename Matrix::values_type>(values));
+}
+
+// ---- plans over CRS, typed over scalar, offset and space ----------------------------------------
+
+template <class Crs>
+class PlanContract : public ::testing::Test {};
+TYPED_TEST_SUITE(PlanContract, test::CrsTypes);
+
+template <class Crs>
+using VectorOf = Kokkos::View<typename Crs::non_const_value_type*, typename Crs::device_type>;
+template <class Crs>
+using BlockOf = Kokkos::View<typename Crs::non_const_value_type**, Kokkos::LayoutLeft, typename Crs::device_type>;
+
+/// y = 1.5 op(A) x - 0.5 y0 by `plan` against the reference with `expected`'s values.
+template <class Scalar, class Plan>
+::testing::AssertionResult spmv_agrees(const Plan& plan, const char* mode, const HostCsr& expected, uint64_t salt) {
+  using Vec = Kokkos::View<Scalar*, typename Plan::device_type>;
+  const bool n = mode[0] == 'N';
+  const std::vector<double> x = test::rounded<Scalar>(test::random_vector(n ? expected.num_cols : expected.num_rows, salt));
+  const std::vector<double> y0 = test::rounded<Scalar>(test::random_vector(n ? expected.num_rows : expected.num_cols, salt + 1));
+  const Vec xv = test::to_view<Vec>(x), yv = test::to_view<Vec>(y0);
+  plan.apply(mode, Scalar(1.5), xv, Scalar(-0.5), yv);
+  return test::spmv_matches<Scalar>(mode, 1.5, expected, x, -0.5, y0, test::to_host_vector(yv));
+}
+
+/// Y = 2 op(A) X (Y poisoned) for 5 columns.
+template <class Scalar, class Plan>
+::testing::AssertionResult spmm_agrees(const Plan& plan, const char* mode, const HostCsr& expected, uint64_t salt) {
+  using MV = Kokkos::View<Scalar**, Kokkos::LayoutLeft, typename Plan::device_type>;
+  const bool n = mode[0] == 'N';
+  HostDense X = test::random_dense(n ? expected.num_cols : expected.num_rows, 5, salt);
+  X.data = test::rounded<Scalar>(X.data);
+  const MV Xv = test::to_view<MV>(X);
+  MV Yv("Y", n ? expected.num_rows : expected.num_cols, 5);
+  test::poison(Yv);
+  plan.apply(mode, Scalar(2), Xv, Scalar(0), Yv);
+  return test::spmm_matches<Scalar>(mode, 2.0, expected, X, 0.0, HostDense(Yv.extent(0), 5, 0.0), test::to_host_dense(Yv));
+}
+
+/// The contract for a plan with modes N and T: `check(plan, mode, expected, salt)`.
+/// `copies_values`: the plan reads its own copy (old values until update_values).
+template <class Crs, class Plan, class Check>
+void run_contract(const char* name, const HostCsr& A, bool copies_values, Check check, uint64_t salt) {
+  using Scalar = typename Crs::non_const_value_type;
+  SCOPED_TRACE(name);
+  const Crs a = to_crs<Crs>(A);
+  Plan plan(a);
+  const HostCsr B = with_new_values<Scalar>(A, salt + 1), C = with_new_values<Scalar>(A, salt + 2);
+  for (const char* mode : {"N", "T"}) EXPECT_TRUE(check(plan, mode, A, salt + 10)) << mode << ", at construction";
+  // In place, before update_values: both modes on the same values (old for a copy, new for A).
+  overwrite_values(a, B.values);
+  for (const char* mode : {"N", "T"})
+    EXPECT_TRUE(check(plan, mode, copies_values ? A : B, salt + 20)) << mode << ", values changed in place, not updated ("
+                                                                    << (copies_values ? "old" : "new") << " expected)";
+  plan.update_values(a);
+  for (const char* mode : {"N", "T"}) EXPECT_TRUE(check(plan, mode, B, salt + 30)) << mode << ", after update_values(A)";
+  // Another matrix of the same pattern, on an execution-space instance.
+  const Crs c = to_crs<Crs>(C);
+  plan.update_values(typename Crs::execution_space(), c);
+  for (const char* mode : {"N", "T"}) EXPECT_TRUE(check(plan, mode, C, salt + 40)) << mode << ", after update_values(C)";
+  overwrite_values(a, A.values);  // the first matrix no longer matters...
+  if (!copies_values)             // ...and a plan that reads its matrix reads C's
+    for (const char* mode : {"N", "T"}) EXPECT_TRUE(check(plan, mode, C, salt + 50)) << mode << ", A changed again";
+  // Another pattern.
+  const std::string swapped = test::message_of<InvalidArgument>([&] { plan.update_values(to_crs<Crs>(columns_swapped(A))); });
+  EXPECT_TRUE(contains(swapped, "update_values") && contains(swapped, "column indices differ")) << swapped;
+  const std::string smaller = test::message_of<InvalidArgument>([&] { plan.update_values(to_crs<Crs>(test::random_csr(A.num_rows - 1, A.num_cols, 4, salt + 3))); });
+  EXPECT_TRUE(contains(smaller, "update_values") && contains(smaller, "build a new plan")) << smaller;
+}
+
+TYPED_TEST(PlanContract, SpmvPlanReadsAsValues) {
+  using Scalar = typename TypeParam::non_const_value_type;
+  const HostCsr A = test::rounded<Scalar>(test::random_csr(300, 260, 6, 1));
+  run_contract<TypeParam, SpmvPlan<TypeParam>>(
+      "SpmvPlan", A, false, [](const auto& p, const char* m, const HostCsr& e, uint64_t s) { return spmv_agrees<Scalar>(p, m, e, s); },
+      100);
+}
+
+TYPED_TEST(PlanContract, SpmmPlanReadsItsCopyInBothModes) {
+  using Scalar = typename TypeParam::non_const_value_type;
+  const HostCsr A = test::rounded<Scalar>(gen::rmat(9, 8, test::seed_for(2)));  // heavy tiles: a reordered copy
+  run_contract<TypeParam, SpmmPlan<TypeParam>>(
+      "SpmmPlan", A, true, [](const auto& p, const char* m, const HostCsr& e, uint64_t s) { return spmm_agrees<Scalar>(p, m, e, s); },
+      200);
+  run_contract<TypeParam, SpmmPlan<TypeParam>>(
+      "SpmmPlan, one vector", A, true,
+      [](const auto& p, const char* m, const HostCsr& e, uint64_t s) { return spmv_agrees<Scalar>(p, m, e, s); }, 300);
+}
+
+TYPED_TEST(PlanContract, PlanOperatorForwardsUpdateValues) {
+  using Scalar = typename TypeParam::non_const_value_type;
+  using MV = BlockOf<TypeParam>;
+  const HostCsr A = test::rounded<Scalar>(test::random_csr(200, 200, 5, 4));
+  const HostCsr B = with_new_values<Scalar>(A, 5);
+  const TypeParam a = to_crs<TypeParam>(A);
+  const auto op = make_operator(SpmmPlan<TypeParam>(a));
+  overwrite_values(a, B.values);
+  op->update_values(a);
+  HostDense X = test::random_dense(200, 3, 6);
+  X.data = test::rounded<Scalar>(X.data);
+  MV Y("Y", 200, 3);
+  test::poison(Y);
+  op->apply(test::to_view<MV>(X), Y);
+  EXPECT_TRUE(test::spmm_matches<Scalar>("N", 1.0, B, X, 0.0, HostDense(200, 3, 0.0), test::to_host_dense(Y)));
+  EXPECT_THROW(op->update_values(to_crs<TypeParam>(columns_swapped(A))), InvalidArgument);
+}
+
+TYPED_TEST(PlanContract, SddmmPlanReadsSsValues) {
+  using Scalar = typename TypeParam::non_const_value_type;
+  using MV = Kokkos::View<Scalar**, Kokkos::LayoutRight, typename TypeParam::device_type>;
+  const HostCsr S = test::rounded<Scalar>(test::random_csr(150, 120, 6, 7));
+  const HostCsr S2 = with_new_values<Scalar>(S, 8), S3 = with_new_values<Scalar>(S, 9);
+  HostDense A = test::random_dense(150, 8, 10), B = test::random_dense(120, 8, 11);
+  A.data = test::rounded<Scalar>(A.data);
+  B.data = test::rounded<Scalar>(B.data);
+  const MV Av = test::to_view<MV>(A), Bv = test::to_view<MV>(B);
+  const auto agrees = [&](const SddmmPlan<TypeParam>& plan, const HostCsr& expected) {
+    VectorOf<TypeParam> out("out", expected.nnz());
+    test::poison(out);
+    plan.apply(Av, Bv, out);
+    const HostCsr ref = reference::sddmm(expected, A, B);
+    const std::vector<double> got = test::to_host_vector(out);
+    double worst = 0, scale = 0;
+    for (size_t k = 0; k < got.size(); ++k) {
+      worst = std::max(worst, std::fabs(got[k] - ref.values[k]));
+      scale = std::max(scale, std::fabs(ref.values[k]));
+    }
+    return worst <= (std::is_same_v<Scalar, float> ? 1e-5 : 1e-13) * std::max(scale, 1.0);
+  };
+  const TypeParam s = to_crs<TypeParam>(S);
+  SddmmPlan<TypeParam> plan(s);
+  EXPECT_TRUE(agrees(plan, S));
+  overwrite_values(s, S2.values);
+  EXPECT_TRUE(agrees(plan, S2)) << "the plan reads S's values View";
+  plan.update_values(s);
+  EXPECT_TRUE(agrees(plan, S2));
+  plan.update_values(to_crs<TypeParam>(S3));
+  EXPECT_TRUE(agrees(plan, S3)) << "after update_values with another matrix";
+  const std::string m = test::message_of<InvalidArgument>([&] { plan.update_values(to_crs<TypeParam>(columns_swapped(S))); });
+  EXPECT_TRUE(contains(m, "SddmmPlan::update_values")) << m;
+}
+
+// ---- BSR: every host kernel, with and without the symmetric promise -----------------------------
+
+template <class Bsr>
+class BsrPlanContract : public ::testing::Test {};
+using BsrTypes = ::testing::Types<BsrMatrix<double, int, Kokkos::DefaultHostExecutionSpace::device_type, int>,
+                                  BsrMatrix<float, int, Kokkos::DefaultHostExecutionSpace::device_type, size_t>>;
+TYPED_TEST_SUITE(BsrPlanContract, BsrTypes);
+
+TYPED_TEST(BsrPlanContract, EveryKernelUsesOneSetOfValuesInBothModes) {
+  using Bsr = TypeParam;
+  using Scalar = typename Bsr::value_type;
+  // Symmetric (elasticity) so that the symmetric kernel and the promise are testable too.
+  const HostCsr A = test::rounded<Scalar>(gen::elasticity3d(5, 3, test::seed_for(12)));
+  HostCsr B = A;  // new symmetric values: A scaled by a random factor per block pair
+  for (int64_t i = 0; i < A.num_rows; ++i)
+    for (int64_t k = A.row_map[i]; k < A.row_map[i + 1]; ++k) {
+      const int64_t I = i / 3, J = A.entries[k] / 3;
+      B.values[k] = static_cast<double>(static_cast<Scalar>(A.values[k] * (1.0 + 0.01 * double((I + J) % 7))));
+    }
+  const HostCsr C = with_new_values<Scalar>(A, 13);  // not symmetric
+  struct Case {
+    const char* name;
+    BsrKernel kernel;
+    Backend backend;
+    bool symmetric, copies;
+  };
+  uint64_t salt = 400;
+  for (const Case& c : {Case{"block_row", BsrKernel::block_row, Backend::native, false, false},
+                        Case{"padded", BsrKernel::padded, Backend::native, false, true},
+                        Case{"row_per_thread", BsrKernel::row_per_thread, Backend::portable, false, false},
+                        Case{"symmetric", BsrKernel::symmetric, Backend::native, true, true},
+                        Case{"block_row, declared symmetric", BsrKernel::block_row, Backend::native, true, false}}) {
+    SCOPED_TRACE(c.name);
+    BsrSpmvOptions o;
+    o.kernel = c.kernel;
+    o.backend = c.backend;
+    o.symmetric = c.symmetric;
+    const Bsr a = to_bsr<Bsr>(csr_to_host_bsr(A, 3));
+    BsrSpmvPlan<Bsr> plan(a, o);
+    ASSERT_EQ(plan.kernel(), c.kernel);
+    EXPECT_TRUE(contains(plan.describe(), c.copies ? "values: the plan's copy" : "values: read from A")) << plan.describe();
+    overwrite_values(a, csr_to_host_bsr(B, 3).values);
+    for (const char* mode : {"N", "T"})
+      EXPECT_TRUE(spmv_agrees<Scalar>(plan, mode, c.copies ? A : B, salt += 2)) << mode << ", not updated";
+    plan.update_values(a);
+    for (const char* mode : {"N", "T"}) EXPECT_TRUE(spmv_agrees<Scalar>(plan, mode, B, salt += 2)) << mode << ", updated";
+    if (!c.symmetric) {
+      plan.update_values(to_bsr<Bsr>(csr_to_host_bsr(C, 3)));
+      for (const char* mode : {"N", "T"}) EXPECT_TRUE(spmv_agrees<Scalar>(plan, mode, C, salt += 2)) << mode << ", C";
+    } else {
+      EXPECT_THROW(plan.update_values(to_bsr<Bsr>(csr_to_host_bsr(C, 3))), InvalidArgument) << "not symmetric";
+    }
+    const std::string m = test::message_of<InvalidArgument>(
+        [&] { plan.update_values(to_bsr<Bsr>(csr_to_host_bsr(A, 1))); });
+    EXPECT_TRUE(contains(m, "BsrSpmvPlan::update_values") && contains(m, "blocks of 1x1")) << m;
+  }
+}
+
+// ---- preconditioners: update_values(A) equals a fresh setup on A's new values -------------------
+
+template <class Crs>
+class PreconditionerContract : public ::testing::Test {};
+#if defined(KOKKOS_ENABLE_OPENMP) && defined(KOKKOS_ENABLE_SERIAL)
+using PreconditionerTypes = ::testing::Types<test::Crs<double, int, Kokkos::OpenMP>, test::Crs<float, size_t, Kokkos::Serial>>;
+#else
+using PreconditionerTypes = ::testing::Types<test::Crs<double, int, Kokkos::DefaultExecutionSpace>>;
+#endif
+TYPED_TEST_SUITE(PreconditionerContract, PreconditionerTypes);
+
+/// A symmetric positive definite matrix with new values: the diagonal scaled by random factors in
+/// [2, 3] (dominant, so still positive definite), the off-diagonal entries kept (so smoothed
+/// aggregation's strength graph and aggregates stay those of a fresh setup).
+HostCsr spd_with_new_values(const HostCsr& A, uint64_t salt) {
+  HostCsr B = A;
+  const std::vector<double> r = test::random_vector(A.num_rows, salt);
+  for (int64_t i = 0; i < A.num_rows; ++i)
+    for (int64_t k = A.row_map[i]; k < A.row_map[i + 1]; ++k)
+      if (A.entries[k] == i) B.values[k] *= 2.5 + 0.5 * r[i];
+  return B;
+}
+
+TYPED_TEST(PreconditionerContract, UpdateValuesEqualsAFreshSetup) {
+  using Crs = TypeParam;
+  using Scalar = typename Crs::non_const_value_type;
+  using Device = typename Crs::device_type;
+  using Bsr = BsrMatrix<Scalar, int, Device, typename Crs::non_const_size_type>;
+  const double tol = std::is_same_v<Scalar, float> ? 2e-4 : 1e-10;
+  const HostCsr A = test::rounded<Scalar>(gen::poisson2d(12));
+  const HostCsr B = test::rounded<Scalar>(spd_with_new_values(A, 14));
+  const HostDense X = test::random_dense(A.num_rows, 3, 15);
+  using Factory = std::function<std::shared_ptr<Preconditioner<Scalar, Device>>(const Crs&)>;
+  // Each kind: its factory, and its update_values through the concrete type the factory returns.
+  struct Kind {
+    const char* name;
+    Factory make;
+    std::function<void(Preconditioner<Scalar, Device>&, const Crs&)> update;
+  };
+  const std::vector<Kind> kinds{
+      {"jacobi", [](const Crs& a) { return make_jacobi(a); },
+       [](auto& M, const Crs& a) { dynamic_cast<JacobiPreconditioner<Scalar, Device>&>(M).update_values(a); }},
+      {"block_jacobi", [](const Crs& a) { return make_block_jacobi(a, 4); },
+       [](auto& M, const Crs& a) { dynamic_cast<BlockJacobiPreconditioner<Scalar, Device>&>(M).update_values(a); }},
+      {"block_jacobi (BSR)", [](const Crs& a) { return make_block_jacobi(csr_to_bsr<Bsr>(a, 2)); },
+       [](auto& M, const Crs& a) {
+         dynamic_cast<BlockJacobiPreconditioner<Scalar, Device>&>(M).update_values(csr_to_bsr<Bsr>(a, 2));
+       }},
+      {"chebyshev", [](const Crs& a) { return make_chebyshev(a); },
+       [](auto& M, const Crs& a) { dynamic_cast<ChebyshevPreconditioner<Scalar, Device>&>(M).update_values(a); }},
+      {"incomplete_cholesky", [](const Crs& a) { return make_incomplete_cholesky(a); },
+       [](auto& M, const Crs& a) { dynamic_cast<IncompleteCholeskyPreconditioner<Scalar, Device>&>(M).update_values(a); }},
+      {"incomplete_lu", [](const Crs& a) { return make_incomplete_lu(a); },
+       [](auto& M, const Crs& a) { dynamic_cast<IncompleteLuPreconditioner<Scalar, Device>&>(M).update_values(a); }},
+      // Two levels: coarse aggregates follow the coarse matrices' values, so a fresh setup on new
+      // values may aggregate them otherwise (update_values keeps the setup's aggregates).
+      {"smoothed_aggregation",
+       [](const Crs& a) {
+         SmoothedAggregationOptions o;
+         o.coarse_size = 100;
+         return make_smoothed_aggregation(a, o);
+       },
+       [](auto& M, const Crs& a) {
+         dynamic_cast<SmoothedAggregationPreconditioner<Scalar, Device>&>(M).update_values(a);
+       }},
+      {"cholesky", [](const Crs& a) { return make_cholesky(a); },
+       [](auto& M, const Crs& a) { dynamic_cast<DirectFactorizationPreconditioner<Scalar, Device>&>(M).update_values(a); }},
+      {"lu", [](const Crs& a) { return make_lu(a); },
+       [](auto& M, const Crs& a) { dynamic_cast<DirectFactorizationPreconditioner<Scalar, Device>&>(M).update_values(a); }}};
+  for (const Kind& k : kinds) {
+    SCOPED_TRACE(k.name);
+    const Crs a = to_crs<Crs>(A);
+    const auto M = k.make(a);
+    const HostDense before = test::apply(*M, X);
+    overwrite_values(a, B.values);
+    EXPECT_LT(test::max_abs_difference(test::apply(*M, X), before), tol * test::max_abs(before))
+        << "a preconditioner keeps its setup's values until update_values";
+    k.update(*M, a);
+    const HostDense updated = test::apply(*M, X), fresh = test::apply(*k.make(to_crs<Crs>(B)), X);
+    EXPECT_LT(test::max_abs_difference(updated, fresh), tol * test::max_abs(fresh)) << M->describe();
+    EXPECT_GT(test::max_abs_difference(updated, before), 1e-3 * test::max_abs(before)) << "the new values must matter";
+    // Another size always throws (Jacobi and block-Jacobi read only diagonal blocks: the size is
+    // their pattern).
+    EXPECT_THROW(k.update(*M, to_crs<Crs>(gen::poisson2d(11))), InvalidArgument);
+  }
+}
+
+}  // namespace
