@@ -12,11 +12,12 @@ set -euo pipefail
 # dgemm runs the solvers' block products 2-11x faster than the own kernels, and this build shares
 # Kokkos' OpenMP threads (the pthreads build of libopenblas-dev spins its own threads beside them:
 # 2x slower LOBPCG on 2 cores). The runtime package is enough, the library is linked by full path.
+# doxygen: `make docs` (the API reference of the public headers).
 # clang-14, libclang-rt-14-dev: libFuzzer and clang's sanitizer runtimes for the fuzz targets
 # (unit_tests/fuzz/).
 PACKAGES=(cmake g++ make patch ca-certificates dpkg-dev libgtest-dev libgmock-dev libbenchmark-dev
           liblapack-dev zlib1g-dev python3-scipy ccache libgraphblas-dev libsuitesparse-dev libhypre-dev
-          libopenblas0-openmp clang-14 libclang-rt-14-dev "$@")
+          libopenblas0-openmp clang-14 libclang-rt-14-dev doxygen "$@")
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -6,15 +6,8 @@
 //   sprocket-solve                      the default problem: gen:poisson3d:n=32, 4 right-hand
 //                                       sides by block GMRES with Chebyshev, then the 8 smallest
 //                                       eigenvalues by LOBPCG with incomplete Cholesky
-//   sprocket-solve --matrix <file.mtx[.gz] | gen:...> --solver bgmres|lobpcg [--block s]
-//                  [--nev k] [--which smallest|largest]
-//                  [--prec none|jacobi|bjacobi|cheby|ic|ilu0|iluk|ilut|cholesky|lu|amg]
-//                  [--ic-drop t] [--ilu-level k] [--ilut-drop t] [--ilut-fill f] [--ilut-pivot p]
-//                  [--ilu-matching auto|on|off] [--reorder none|rcm|amd] [--shift sigma]
-//                  [--shift-invert sigma] [--amg-nullspace constant|rigid-body]
-//                  [--amg-smoother chebyshev|jacobi] [--amg-degree d] [--amg-threshold t] [--amg-block b]
-//                  [--tol t] [--restart m] [--max-iterations n] [--single-thread-below N] [--rhs ones|random]
-//                  [--operator spmm|spmv] [--json] [--history out.csv] [--plot out.png] [--quiet]
+//   sprocket-solve --matrix <file.mtx[.gz] | gen:...> --solver bgmres|lobpcg [options]
+//                                       (sprocket-solve --help lists every flag)
 //
 // --prec cholesky (CHOLMOD) and --prec lu (UMFPACK) are direct factorizations of A - sigma I
 // (--shift sigma, default 0): exact solves, for block GMRES and as LOBPCG's preconditioner.
@@ -38,6 +31,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -544,6 +538,12 @@ int run(const Args& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // --help before Kokkos::initialize, which would print its own help for --help too.
+  for (int i = 1; i < argc; ++i)
+    if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+      std::fputs(Sprocket::tools::solve_help_text(), stdout);
+      return 0;
+    }
   Kokkos::initialize(argc, argv);
   int rc = 0;
   try {

@@ -100,6 +100,8 @@ void usage(std::ostream& os) {
         "  --cols P1,P2,... gram: columns p = q of the blocks (default 4,8,16,24)\n"
         "  Threads and devices are Kokkos' options: --kokkos-threads=N, --kokkos-device-id=N\n"
         "  (or OMP_NUM_THREADS; OMP_PROC_BIND=spread OMP_PLACES=threads recommended).\n"
+        "  --threads=N --numa=N --device=N --device-id=N --ndevices=N --num-devices=N --skip-device=N\n"
+        "                   Kokkos' older spellings of its --kokkos-* options, passed on to Kokkos\n"
         "kernels:\n";
   for (const KernelEntry& k : registry()) {
     os << "  " << k.name << ": " << k.summary << "\n"

@@ -1,4 +1,4 @@
-// Using Sprocket from Trilinos (README, "Using Sprocket from Trilinos"): Belos' block GMRES on a
+// Using Sprocket from Trilinos (docs/trilinos.md, which quotes this file): Belos' block GMRES on a
 // Tpetra matrix distributed over the MPI ranks, applied by Sprocket::TpetraOperator and
 // preconditioned by Sprocket's ILU(0) on each rank's diagonal block. Built and run by the
 // Trilinos tests (in the build tree and as a find_package(Sprocket) consumer).

@@ -1,0 +1,26 @@
+# `<TOOL> --help` must exit 0 and name every flag its parser accepts:
+# every string "--flag" compared against in PARSER (a header of the tool's command line).
+#   cmake -DTOOL=<binary> -DPARSER=<header> -P help_lists_every_flag.cmake
+execute_process(COMMAND "${TOOL}" --help RESULT_VARIABLE rc OUTPUT_VARIABLE help ERROR_VARIABLE help_err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "${TOOL} --help exited with ${rc}:\n${help}${help_err}")
+endif()
+file(READ "${PARSER}" parser)
+string(REGEX MATCHALL "== \"--[a-z0-9-]+\"" compared "${parser}")
+list(LENGTH compared count)
+if(count LESS 5)
+  message(FATAL_ERROR "found only ${count} flags in ${PARSER}: the pattern no longer matches the parser")
+endif()
+set(missing "")
+foreach(match IN LISTS compared)
+  string(REGEX REPLACE "== \"(--[a-z0-9-]+)\"" "\\1" flag "${match}")
+  # as a whole word: not inside a longer flag
+  if(NOT help MATCHES "(^|[^a-z0-9-])${flag}([^a-z0-9-]|$)")
+    list(APPEND missing "${flag}")
+  endif()
+endforeach()
+if(missing)
+  list(REMOVE_DUPLICATES missing)
+  message(FATAL_ERROR "${TOOL} --help does not list: ${missing}")
+endif()
+message(STATUS "${TOOL} --help lists all ${count} flags of ${PARSER}")
