@@ -44,20 +44,6 @@ using Device = Kokkos::DefaultHostExecutionSpace::device_type;
 using Crs16 = KokkosSparse::CrsMatrix<double, int, Device, void, int16_t>;
 using CrsOrdinal16 = KokkosSparse::CrsMatrix<double, int16_t, Device, void, int>;
 
-/// The message of the `Expected` exception `f` throws ("" when it throws nothing, a marked text
-/// when it throws something else).
-template <class Expected, class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const Expected& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("<another exception: ") + e.what() + ">";
-  }
-  return "";
-}
-
 HostCsr dense_block(int64_t rows, int64_t cols) {
   std::vector<double> d(static_cast<size_t>(rows * cols), 1.0);
   return csr_from_dense(rows, cols, d);
