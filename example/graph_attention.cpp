@@ -388,7 +388,7 @@ int run(const Args& args) {
       graph_attention::dense_product(H_d, Wk_d, Kf);
       graph_attention::dense_product(H_d, Wv_d, V);
     });
-    timed(into.sddmm, [&] { sddmm->apply(scale, Q, Kf, 0.0, scores); });
+    timed(into.sddmm, [&] { sddmm->apply(Sprocket::SddmmForm::pattern, scale, Q, Kf, 0.0, scores); });
     timed(into.softmax, [&] { graph_attention::row_softmax(P.graph.row_map, scores, P.values); });
     // The SpMM plan reads its own reordered copy of P's values: refresh it from the new weights.
     timed(into.update_values, [&] { spmm->update_values(P); });

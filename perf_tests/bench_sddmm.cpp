@@ -298,7 +298,7 @@ int run_section(const Args& args, const std::string& name, const Sprocket::HostC
   for (const OurPlan<Crs>& ours : plans) {
     const auto plan = ours.plan;
     Candidate c = candidate("sprocket", ours.variant,
-                            [plan, alpha, A, B, beta, out] { plan->apply(alpha, A, B, beta, out); });
+                            [plan, alpha, A, B, beta, out] { plan->apply(Sprocket::SddmmForm::pattern, alpha, A, B, beta, out); });
     std::string why;
     const Sprocket::SddmmKernel kernel = plan->kernel_for(K, &why);
     c.plan_keys.set("chosen_kernel",

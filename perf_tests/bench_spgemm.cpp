@@ -794,7 +794,7 @@ int run_matrix(type_tag<Scalar>, type_tag<Offset>, const Args& args, const std::
           .set("numeric_balance", Sprocket::to_string(plan.numeric_balance(&numeric_why)));
       e.candidate.details.set("plan_seconds", timed.seconds)
           .set("backend", Sprocket::to_string(plan.backend()))
-          .set("sorted", plan.options().sorted)
+          .set("sorted", plan.resolved_options().sorted)
           .set("symbolic_rows", row_counts(plan.symbolic_rows()))
           .set("numeric_rows", row_counts(plan.numeric_rows()))
           .set("symbolic_balance_reason", symbolic_why)

@@ -19,7 +19,7 @@
 #include "impl/trilinos/multivec_traits.hpp"
 
 namespace Anasazi {
-
+/// Adapts Sprocket::MultiVector to Anasazi's multivector interface (column subsets are views, no copies).
 template <class Scalar, class Device>
 class MultiVecTraits<Scalar, Sprocket::MultiVector<Scalar, Device>>
     : public Sprocket::Impl::TeuchosMultiVecTraits<Scalar, Device> {
@@ -28,6 +28,7 @@ class MultiVecTraits<Scalar, Sprocket::MultiVector<Scalar, Device>>
   using typename common::MV;
 
  public:
+  /// Two-norms of the columns of `mv` into `normvec`, one per column
   static void MvNorm(const MV& mv, std::vector<Magnitude>& normvec) {
     const std::vector<double> n = Sprocket::Impl::multivector::column_norms(mv, Sprocket::Impl::multivector::Norm::two);
     normvec.assign(n.begin(), n.end());
@@ -36,10 +37,11 @@ class MultiVecTraits<Scalar, Sprocket::MultiVector<Scalar, Device>>
   typedef Anasazi::details::StubTsqrAdapter<MV> tsqr_adaptor_type;
 #endif
 };
-
+/// Adapts every Sprocket::MultiVectorOperator on Sprocket::MultiVector to Anasazi's operator interface.
 template <class Scalar, class Device>
 class OperatorTraits<Scalar, Sprocket::MultiVector<Scalar, Device>, Sprocket::MultiVectorOperator<Scalar, Device>> {
  public:
+  /// Y = op(x), y overwritten; throws Sprocket::InvalidArgument when the shapes do not match
   static void Apply(const Sprocket::MultiVectorOperator<Scalar, Device>& op, const Sprocket::MultiVector<Scalar, Device>& x,
                     Sprocket::MultiVector<Scalar, Device>& y) {
     Sprocket::Impl::apply_operator(op, x, y);

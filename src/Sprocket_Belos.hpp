@@ -23,7 +23,7 @@
 #include "impl/trilinos/multivec_traits.hpp"
 
 namespace Belos {
-
+/// Adapts Sprocket::MultiVector to Belos's multivector interface (column subsets are views, no copies).
 template <class Scalar, class Device>
 class MultiVecTraits<Scalar, Sprocket::MultiVector<Scalar, Device>>
     : public Sprocket::Impl::TeuchosMultiVecTraits<Scalar, Device> {
@@ -32,6 +32,7 @@ class MultiVecTraits<Scalar, Sprocket::MultiVector<Scalar, Device>>
   using typename common::MV;
 
  public:
+  /// Norms of the columns of `mv` into `normvec`: one-, two- or infinity-norm by `type`
   static void MvNorm(const MV& mv, std::vector<Magnitude>& normvec, NormType type = TwoNorm) {
     using Sprocket::Impl::multivector::Norm;
     const Norm norm = type == OneNorm ? Norm::one : type == InfNorm ? Norm::infinity : Norm::two;
@@ -42,16 +43,18 @@ class MultiVecTraits<Scalar, Sprocket::MultiVector<Scalar, Device>>
   typedef Belos::details::StubTsqrAdapter<MV> tsqr_adaptor_type;
 #endif
 };
-
+/// Adapts every Sprocket::MultiVectorOperator on Sprocket::MultiVector to Belos's operator interface.
 template <class Scalar, class Device>
 class OperatorTraits<Scalar, Sprocket::MultiVector<Scalar, Device>, Sprocket::MultiVectorOperator<Scalar, Device>> {
  public:
+  /// Y = op(x), y overwritten; a transposed `trans` throws Sprocket::InvalidArgument
   static void Apply(const Sprocket::MultiVectorOperator<Scalar, Device>& op, const Sprocket::MultiVector<Scalar, Device>& x,
                     Sprocket::MultiVector<Scalar, Device>& y, ETrans trans = NOTRANS) {
     SPROCKET_REQUIRE(trans == NOTRANS, "Belos: Sprocket operators apply op(X) only, not its (conjugate) transpose (",
                      op.describe(), ")");
     Sprocket::Impl::apply_operator(op, x, y);
   }
+  /// False: Sprocket operators have no transposed apply
   static bool HasApplyTranspose(const Sprocket::MultiVectorOperator<Scalar, Device>&) { return false; }
 };
 

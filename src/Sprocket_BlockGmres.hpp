@@ -51,7 +51,7 @@
 #include "Sprocket_SolverCommon.hpp"
 
 namespace Sprocket {
-
+/// Options of block_gmres: block size, restart length, iteration limit, tolerance, callback.
 struct BlockGmresOptions {
   /// s: right-hand sides solved together; 0 = all in one block, else groups of s columns.
   int block_size = 0;
@@ -76,8 +76,9 @@ struct BlockGmresOptions {
   /// wins far beyond it, so raise it where other work shares the cores.
   int64_t single_thread_below = 2048;
 };
-
+/// What block_gmres returns: how the solve ended, step and cycle counts, residuals, timings.
 struct BlockGmresResult {
+  /// How the solve ended; with several groups, the status of the first group that failed
   SolverStatus status = SolverStatus::converged;
   /// Block Arnoldi steps, summed over the groups of right-hand sides.
   int iterations = 0;
@@ -92,8 +93,8 @@ struct BlockGmresResult {
   /// least-squares estimate for the columns being iterated, the last true residual for the
   /// others).
   std::vector<std::vector<double>> history;
-  SolverTimings timings;
-  std::string message;
+  SolverTimings timings;  ///< wall-clock split of the solve, in seconds
+  std::string message;  ///< how the solve ended, in words (the failing groups and why)
   /// Directions that added no basis vector (deflation), counted by the solver as it drops them:
   /// dependent or negligible residual columns at a restart and vanishing directions of Arnoldi
   /// blocks (diagnostics).

@@ -9,12 +9,12 @@
 
 namespace Sprocket {
 
-inline constexpr int max_bsr_block_size = 32;
+inline constexpr int max_bsr_block_size = 32;  ///< largest block size b a BsrMatrix accepts
 
 /// What a CSR -> BSR conversion produced.
 struct BsrConversionInfo {
-  int block_size = 1;
-  int64_t num_blocks = 0;
+  int block_size = 1;  ///< block size b of the result
+  int64_t num_blocks = 0;  ///< stored b x b blocks
   int64_t csr_nnz = 0;     ///< entries of the CSR input
   int64_t stored_nnz = 0;  ///< num_blocks * b * b: scalars stored after zero fill
   /// stored_nnz / csr_nnz (>= 1; 1 means the blocks were already dense). 1 for an empty matrix.
@@ -32,9 +32,9 @@ HostCsr host_bsr_to_csr(const HostBsr& A, bool drop_zeros = false);
 
 /// Estimated bytes one SpMV moves for one candidate block size.
 struct BlockSizeEstimate {
-  int block_size = 1;
-  int64_t num_blocks = 0;
-  double fill_ratio = 1;
+  int block_size = 1;  ///< candidate block size b (1: plain CSR)
+  int64_t num_blocks = 0;  ///< b x b blocks stored at this block size
+  double fill_ratio = 1;  ///< stored scalars / CSR entries at this block size (>= 1)
   double bytes = 0;  ///< matrix arrays + x read once + y written once
 };
 

@@ -27,24 +27,24 @@
 #include "Sprocket_HostMatrix.hpp"
 
 namespace Sprocket {
-
+/// Block CSR matrix with square b x b blocks on Device; storage and layout in the file comment.
 template <class Scalar, class Ordinal, class Device,
           class Offset = typename Kokkos::ViewTraits<Ordinal*, Device, void, void>::size_type>
 class BsrMatrix {
  public:
-  using value_type = Scalar;
-  using ordinal_type = Ordinal;
-  using size_type = Offset;
-  using device_type = Device;
-  using execution_space = typename Device::execution_space;
-  using memory_space = typename Device::memory_space;
-  using row_map_type = Kokkos::View<Offset*, Device>;
-  using entries_type = Kokkos::View<Ordinal*, Device>;
-  using values_type = Kokkos::View<Scalar*, Device>;
+  using value_type = Scalar;  ///< scalar type of the values
+  using ordinal_type = Ordinal;  ///< type of block column indices and block dimensions
+  using size_type = Offset;  ///< type of the row_map offsets
+  using device_type = Device;  ///< Kokkos device holding the arrays
+  using execution_space = typename Device::execution_space;  ///< execution space of Device
+  using memory_space = typename Device::memory_space;  ///< memory space of Device
+  using row_map_type = Kokkos::View<Offset*, Device>;  ///< View type of row_map
+  using entries_type = Kokkos::View<Ordinal*, Device>;  ///< View type of entries
+  using values_type = Kokkos::View<Scalar*, Device>;  ///< View type of values
 
-  row_map_type row_map;
-  entries_type entries;
-  values_type values;
+  row_map_type row_map;  ///< num_block_rows + 1 offsets into the block arrays
+  entries_type entries;  ///< block column of each stored block
+  values_type values;  ///< b * b scalars per stored block, block by block, row-major inside a block
 
   BsrMatrix() = default;
 
@@ -70,11 +70,12 @@ class BsrMatrix {
                      " blocks of ", block_size, "x", block_size);
   }
 
-  KOKKOS_INLINE_FUNCTION int block_size() const { return block_size_; }
-  KOKKOS_INLINE_FUNCTION Ordinal num_block_rows() const { return num_block_rows_; }
-  KOKKOS_INLINE_FUNCTION Ordinal num_block_cols() const { return num_block_cols_; }
-  /// Scalar dimensions.
+  KOKKOS_INLINE_FUNCTION int block_size() const { return block_size_; }  ///< block size b
+  KOKKOS_INLINE_FUNCTION Ordinal num_block_rows() const { return num_block_rows_; }  ///< block rows
+  KOKKOS_INLINE_FUNCTION Ordinal num_block_cols() const { return num_block_cols_; }  ///< block columns
+  /// Scalar rows: num_block_rows() * b.
   KOKKOS_INLINE_FUNCTION Ordinal numRows() const { return num_block_rows_ * block_size_; }
+  /// Scalar columns: num_block_cols() * b
   KOKKOS_INLINE_FUNCTION Ordinal numCols() const { return num_block_cols_ * block_size_; }
   /// Stored blocks.
   KOKKOS_INLINE_FUNCTION Offset num_blocks() const { return static_cast<Offset>(entries.extent(0)); }
@@ -86,12 +87,13 @@ class BsrMatrix {
   Ordinal num_block_cols_ = 0;
   int block_size_ = 1;
 };
-
+/// True for Sprocket::BsrMatrix instantiations.
 template <class T>
 struct is_bsr_matrix : std::false_type {};
 template <class S, class O, class D, class Z>
 struct is_bsr_matrix<BsrMatrix<S, O, D, Z>> : std::true_type {};
 template <class T>
+/// Is_bsr_matrix of T without references and cv-qualifiers
 inline constexpr bool is_bsr_matrix_v = is_bsr_matrix<std::decay_t<T>>::value;
 
 /// BsrMatrix <-> HostBsr copies. Both check the structure (HostBsr::validate: row map, block
@@ -113,7 +115,7 @@ BsrType to_bsr(const HostBsr& host) {
   return BsrType(static_cast<Ordinal>(host.num_block_rows), static_cast<Ordinal>(host.num_block_cols),
                  host.block_size, row_map, entries, values);
 }
-
+/// The BsrMatrix -> HostBsr copy (values widened to double); `who` starts the error message.
 template <class BsrType>
 HostBsr to_host_bsr(const BsrType& A, const char* who = "to_host_bsr") {
   static_assert(is_bsr_matrix_v<BsrType>, "to_host_bsr: argument must be a Sprocket::BsrMatrix");

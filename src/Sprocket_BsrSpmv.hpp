@@ -59,15 +59,15 @@ enum class BsrKernel : int {
   by_block,        ///< CUDA: lanes over the b*b entries of consecutive blocks
   by_column,       ///< CUDA: a lane per (block, column)
   row_per_thread,  ///< CUDA and portable: a thread per scalar row
-  automatic = -1,
+  automatic = -1,  ///< let the plan choose (options only)
 };
-inline constexpr int num_bsr_kernels = 6;
+inline constexpr int num_bsr_kernels = 6;  ///< number of BsrKernel values other than automatic
 
-const char* to_string(BsrKernel kernel);
+const char* to_string(BsrKernel kernel);  ///< the kernel's name ("automatic" for automatic)
 /// Parses the names printed by to_string ("auto" or "automatic" for automatic); throws
 /// InvalidArgument listing the valid names.
 BsrKernel bsr_kernel_from_string(const std::string& name);
-
+/// Options of a BsrSpmvPlan: kernel, backend, symmetry declaration, host partition.
 struct BsrSpmvOptions {
   /// automatic: the backend's choice for the space, block size and symmetric declaration.
   BsrKernel kernel = BsrKernel::automatic;

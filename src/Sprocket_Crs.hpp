@@ -29,6 +29,7 @@ struct is_crs_matrix : std::false_type {};
 template <class S, class O, class D, class M, class Z>
 struct is_crs_matrix<KokkosSparse::CrsMatrix<S, O, D, M, Z>> : std::true_type {};
 template <class T>
+/// Is_crs_matrix of T without references and cv-qualifiers
 inline constexpr bool is_crs_matrix_v = is_crs_matrix<std::decay_t<T>>::value;
 
 /// Copies a HostCsr into a new CrsMatrix (on CrsType's device, values cast to its Scalar).

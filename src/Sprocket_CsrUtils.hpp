@@ -27,14 +27,14 @@ CrsType sort_rows(const CrsType& A) {
   sort_rows(host);
   return to_crs<CrsType>(host);
 }
-
+/// Sorts the rows of a CrsMatrix and sums its duplicates: a new matrix of the same type, on the same device.
 template <class CrsType>
 CrsType sum_duplicates(const CrsType& A) {
   HostCsr host = to_host_csr(A, "sum_duplicates");
   sum_duplicates(host);
   return to_crs<CrsType>(host);
 }
-
+/// Transposes a CrsMatrix: A^T as a new matrix of the same type, on the same device.
 template <class CrsType>
 CrsType transpose(const CrsType& A) {
   return to_crs<CrsType>(transpose(to_host_csr(A, "transpose")));

@@ -12,13 +12,13 @@ namespace Sprocket {
 /// Base class of everything Sprocket throws.
 class Error : public std::runtime_error {
  public:
-  explicit Error(const std::string& what) : std::runtime_error(what) {}
+  explicit Error(const std::string& what) : std::runtime_error(what) {}  ///< an error whose what() is `what`
 };
 
 /// An argument is inconsistent: mismatched extents, a bad option, an invalid matrix structure.
 class InvalidArgument : public Error {
  public:
-  explicit InvalidArgument(const std::string& what) : Error(what) {}
+  explicit InvalidArgument(const std::string& what) : Error(what) {}  ///< an error whose what() is `what`
 };
 
 /// A matrix file (Matrix Market) or generator specification could not be read.
@@ -29,10 +29,11 @@ class ParseError : public Error {
       : Error(file + ":" + std::to_string(line) + ": " + problem),
         file_(file),
         line_(line),
-        problem_(problem) {}
+        problem_(problem) {}  ///< `problem` at line `line` of `file` (line 0: not tied to a line)
+  /// The file (or generator specification) that could not be read
   const std::string& file() const noexcept { return file_; }
-  long line() const noexcept { return line_; }
-  const std::string& problem() const noexcept { return problem_; }
+  long line() const noexcept { return line_; }  ///< the line of the problem, 0 when it is not tied to a line
+  const std::string& problem() const noexcept { return problem_; }  ///< the problem, without file and line
 
  private:
   std::string file_;
@@ -46,8 +47,10 @@ class ParseError : public Error {
 class ResourceError : public Error {
  public:
   ResourceError(const std::string& what, long long bytes_needed, long long bytes_available)
+      /// Message `what`; `bytes_needed` bytes needed, `bytes_available` allowed
       : Error(what), bytes_needed_(bytes_needed), bytes_available_(bytes_available) {}
-  long long bytes_needed() const noexcept { return bytes_needed_; }
+  long long bytes_needed() const noexcept { return bytes_needed_; }  ///< bytes the computation needs
+  /// Bytes it may use: the limit checked against (0 when a library ran out on its own)
   long long bytes_available() const noexcept { return bytes_available_; }
 
  private:

@@ -1,19 +1,19 @@
 #pragma once
 /// \file Sprocket_Generators.hpp
 /// Deterministic matrix generators (same parameters and seed -> same matrix on every machine:
-/// they use their own random number generator, not <random>'s distributions, whose output
+/// they use their own random number generator, not `<random>`'s distributions, whose output
 /// differs between standard libraries). Sizes reach tens of millions of rows.
 ///
 /// Every generator also has a string form accepted wherever a matrix file is, parsed by
 /// `gen::from_spec` and `load_matrix`:
 ///
-///   gen:poisson2d:n=<grid side>[,points=5|9]            n^2 rows
-///   gen:poisson3d:n=<grid side>[,points=7|27]           n^3 rows
-///   gen:elasticity:n=<grid side>[,dof=3][,seed=S]       n^3 nodes, dense dof x dof blocks
+///   `gen:poisson2d:n=<grid side>[,points=5|9]`          n^2 rows
+///   `gen:poisson3d:n=<grid side>[,points=7|27]`         n^3 rows
+///   `gen:elasticity:n=<grid side>[,dof=3][,seed=S]`     n^3 nodes, dense dof x dof blocks
 ///                                                        over a 27-point node stencil, SPD
-///   gen:banded:n=<rows>,bw=<half bandwidth>[,fill=<fraction of the band>][,seed=S]
-///   gen:uniform:n=<rows>[,cols=<cols>],avg=<avg row length>[,seed=S]
-///   gen:rmat:scale=<log2 rows>[,ef=<edge factor>][,a=0.57,b=0.19,c=0.19][,seed=S]
+///   `gen:banded:n=<rows>,bw=<half bandwidth>[,fill=<fraction of the band>][,seed=S]`
+///   `gen:uniform:n=<rows>[,cols=<cols>],avg=<avg row length>[,seed=S]`
+///   `gen:rmat:scale=<log2 rows>[,ef=<edge factor>][,a=0.57,b=0.19,c=0.19][,seed=S]`
 ///
 /// Seeds default to 1. Unknown generators, unknown or missing keys and malformed values throw
 /// ParseError; the C++ functions throw InvalidArgument on invalid arguments.

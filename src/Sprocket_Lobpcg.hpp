@@ -45,11 +45,11 @@ namespace Sprocket {
 
 /// Which end of the spectrum: algebraically smallest or largest eigenvalues.
 enum class Which { smallest, largest };
-
+/// Options of lobpcg: how many eigenpairs and from which end, tolerance, limits, block size.
 struct LobpcgOptions {
   /// Number of eigenpairs wanted: 1 <= nev, and 3 * block size <= n (the basis [X P W] must fit).
   int nev = 1;
-  Which which = Which::smallest;
+  Which which = Which::smallest;  ///< which end of the spectrum the wanted eigenvalues come from
   /// Relative residual ||A x - lambda M x|| / (|lambda| ||x||) each wanted pair must reach (2-norms).
   /// |lambda| below sqrt(eps) * ||A||_est (eps of Scalar, ||A||_est the largest |Ritz value| seen)
   /// is numerically zero and is replaced by that floor, so a zero eigenvalue gives no division
@@ -77,10 +77,10 @@ struct LobpcgOptions {
   /// cores.
   int64_t single_thread_below = 4096;
 };
-
+/// What lobpcg returns: how it ended, eigenvalues, residuals, history and timings.
 struct LobpcgResult {
-  SolverStatus status = SolverStatus::max_iterations;
-  int iterations = 0;
+  SolverStatus status = SolverStatus::max_iterations;  ///< how the solve ended (see lobpcg)
+  int iterations = 0;  ///< iterations run
   /// The nev Ritz values, most wanted first: ascending for Which::smallest, descending for
   /// Which::largest. Filled whatever the status (the best approximations found).
   std::vector<double> eigenvalues;

@@ -35,7 +35,7 @@ HostCsr read_matrix_market(const std::string& path);
 
 /// Reads Matrix Market text held in memory; `name` stands in for the file name in errors.
 HostCsr read_matrix_market_string(const std::string& text, const std::string& name = "<string>");
-
+/// What write_matrix_market writes: every stored entry (general) or the lower triangle (symmetric).
 enum class MatrixMarketSymmetry { general, symmetric };
 
 /// Writes `coordinate real general` (every stored entry, in storage order), or `coordinate real

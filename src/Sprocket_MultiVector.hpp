@@ -31,15 +31,15 @@
 #include "impl/blocks/block_ops.hpp"
 
 namespace Sprocket {
-
+/// A block of vectors over a LayoutLeft View, addressed by column number; column subsets share its memory.
 template <class Scalar, class Device = Kokkos::DefaultExecutionSpace::device_type>
 class MultiVector {
  public:
-  using scalar_type = Scalar;
-  using device_type = Device;
-  using execution_space = typename Device::execution_space;
-  using view_type = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>;
-  using column_type = Kokkos::View<Scalar*, Kokkos::LayoutLeft, Device>;
+  using scalar_type = Scalar;  ///< scalar type of the entries
+  using device_type = Device;  ///< Kokkos device of the memory
+  using execution_space = typename Device::execution_space;  ///< where the operations run
+  using view_type = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>;  ///< LayoutLeft rank-2 View of several columns
+  using column_type = Kokkos::View<Scalar*, Kokkos::LayoutLeft, Device>;  ///< View of one column
 
   MultiVector() = default;
   /// rows x cols, zero-initialized.
@@ -50,8 +50,8 @@ class MultiVector {
     for (size_t j = 0; j < columns_.size(); ++j) columns_[j] = static_cast<int>(j);
   }
 
-  int64_t num_rows() const { return static_cast<int64_t>(base_.extent(0)); }
-  int num_vectors() const { return static_cast<int>(columns_.size()); }
+  int64_t num_rows() const { return static_cast<int64_t>(base_.extent(0)); }  ///< rows, the length of every column
+  int num_vectors() const { return static_cast<int>(columns_.size()); }  ///< columns shown
   /// The columns shown are adjacent in memory, in order (a plain LayoutLeft View can show them).
   bool contiguous() const {
     for (size_t j = 1; j < columns_.size(); ++j)

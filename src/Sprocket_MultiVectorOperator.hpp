@@ -17,19 +17,27 @@
 #include <utility>
 
 namespace Sprocket {
-
+/// Y = op(X) on blocks of vectors: the interface solvers see (plans and preconditioners alike).
 template <class Scalar, class Device>
 class MultiVectorOperator {
  public:
-  using scalar_type = Scalar;
-  using device_type = Device;
-  using execution_space = typename Device::execution_space;
-  using multivector = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>;
+  using scalar_type = Scalar;  ///< scalar type of X and Y
+  using device_type = Device;  ///< Kokkos device of X and Y
+  using execution_space = typename Device::execution_space;  ///< execution space of Device
+  using multivector = Kokkos::View<Scalar**, Kokkos::LayoutLeft, Device>;  ///< writable LayoutLeft block of vectors (Y)
+  /// Read-only LayoutLeft block of vectors (X)
   using const_multivector = Kokkos::View<const Scalar**, Kokkos::LayoutLeft, Device>;
 
+  /// Operators are held by std::shared_ptr (the factories return one) and are not copied: a copy
+  /// of a preconditioner would share its workspaces and its factors' update_values. A second,
+  /// independent one comes from the factory again; a plan (copies independent) may be copied
+  /// before make_operator.
+  MultiVectorOperator(const MultiVectorOperator&) = delete;
+  /// Not copy-assignable, for the same reason.
+  MultiVectorOperator& operator=(const MultiVectorOperator&) = delete;
   virtual ~MultiVectorOperator() = default;
-  virtual int64_t num_rows() const = 0;
-  virtual int64_t num_cols() const = 0;
+  virtual int64_t num_rows() const = 0;  ///< rows of op: the rows of Y
+  virtual int64_t num_cols() const = 0;  ///< columns of op: the rows of X
   /// Y = op(X): X is num_cols() x s, Y is num_rows() x s, Y is overwritten (never read).
   virtual void apply(const const_multivector& X, const multivector& Y) const = 0;
   /// Y = op(X) ordered on the instance `space`: it may read X once the work queued on `space`
@@ -44,6 +52,13 @@ class MultiVectorOperator {
   }
   /// Human-readable: what the operator is and what its analysis chose.
   virtual std::string describe() const = 0;
+
+ protected:
+  MultiVectorOperator() = default;  ///< for derived operators only
+  /// A derived operator may be moved (nothing is shared by a move).
+  MultiVectorOperator(MultiVectorOperator&&) = default;
+  /// A derived operator may be move-assigned.
+  MultiVectorOperator& operator=(MultiVectorOperator&&) = default;
 };
 
 /// A preconditioner is an operator (Y = M^{-1} X, approximately): the same interface.
@@ -58,9 +73,10 @@ class PlanOperator final
   using base = MultiVectorOperator<typename Plan::scalar_type, typename Plan::device_type>;
 
  public:
-  explicit PlanOperator(Plan plan) : plan_(std::move(plan)) {}
-  int64_t num_rows() const override { return plan_.num_rows(); }
-  int64_t num_cols() const override { return plan_.num_cols(); }
+  explicit PlanOperator(Plan plan) : plan_(std::move(plan)) {}  ///< wraps `plan` (moved in)
+  int64_t num_rows() const override { return plan_.num_rows(); }  ///< the plan's rows
+  int64_t num_cols() const override { return plan_.num_cols(); }  ///< the plan's columns
+  /// Y = op(X): the plan's apply("N", 1, X, 0, Y)
   void apply(const typename base::const_multivector& X, const typename base::multivector& Y) const override {
     using S = typename Plan::scalar_type;
     plan_.apply("N", S(1), X, S(0), Y);
@@ -78,12 +94,13 @@ class PlanOperator final
   void update_values(const Matrix& A) {
     plan_.update_values(A);
   }
+  /// update_values(A) ordered on the execution-space instance `space`
   template <class Matrix>
   void update_values(const typename base::execution_space& space, const Matrix& A) {
     plan_.update_values(space, A);
   }
-  const Plan& plan() const { return plan_; }
-  Plan& plan() { return plan_; }
+  const Plan& plan() const { return plan_; }  ///< the wrapped plan
+  Plan& plan() { return plan_; }  ///< the wrapped plan, modifiable
 
  private:
   Plan plan_;

@@ -23,11 +23,27 @@
 /// update_values(A) after every change of values does not need to know. SpgemmPlan takes its
 /// operands at every numeric(A, B) call, which checks their shapes and entry counts.
 ///
+/// Accessors. Every plan has describe(); backend(), the implementation family it runs (native or
+/// portable, never automatic); backend_reason(), why (the request and what the execution space
+/// has), which describe() prints; options(), the options as requested (automatic stays
+/// automatic). What the analysis chose, with why, has the plan's own names: kernel() and
+/// kernel_reason() (SpmmPlan, BsrSpmvPlan), schedule() (SpmvPlan: per bin), kernel_for(K, &why)
+/// (SddmmPlan: per K), symbolic_balance(&why), numeric_balance(&why) and resolved_options()
+/// (SpgemmPlan).
+///
+/// Copies. A copy of a plan is independent of the original: it shares what the analysis
+/// computed and never changes (read-only Views), and has its own of everything an apply,
+/// numeric pass or update_values writes (workspaces and cached transposes start empty in a copy
+/// and are built by its first call that needs them; update_values writes new Views, never the
+/// ones a copy may share). Copies may be applied concurrently, each from its own host thread, as
+/// separate plans may. Preconditioners and other MultiVectorOperators are not copyable (held by
+/// std::shared_ptr): build a second one with the factory.
+///
 /// apply() validates its arguments (mode, ranks, extents) and throws InvalidArgument naming the
 /// sizes; the implementation behind it is chosen per execution space by the kernel's
-/// impl/<kernel>/<kernel>_dispatch.hpp: a CUDA specialization (impl/<kernel>/cuda/) for
-/// Kokkos::Cuda, a host specialization (impl/<kernel>/host/) for OpenMP and Serial, and the
-/// portable Kokkos implementation (impl/<kernel>/<kernel>_kokkos.hpp) for every other space or
+/// `impl/<kernel>/<kernel>_dispatch.hpp`: a CUDA specialization (`impl/<kernel>/cuda/`) for
+/// Kokkos::Cuda, a host specialization (`impl/<kernel>/host/`) for OpenMP and Serial, and the
+/// portable Kokkos implementation (`impl/<kernel>/<kernel>_kokkos.hpp`) for every other space or
 /// when `Backend::portable` is forced.
 
 #include <Kokkos_Core.hpp>
@@ -40,27 +56,27 @@ namespace Sprocket {
 
 /// op(A): "N" = A, "T" = A^T. Conjugate modes are not supported (real scalars only).
 enum class Mode { N, T };
-
+/// Parses "N" or "n" as Mode::N and "T" or "t" as Mode::T; throws InvalidArgument for anything else.
 inline Mode parse_mode(const char* mode) {
   const std::string m = mode ? mode : "";
   if (m == "N" || m == "n") return Mode::N;
   if (m == "T" || m == "t") return Mode::T;
   throw InvalidArgument("Sprocket: mode \"" + m + "\" is not supported (use \"N\" or \"T\")");
 }
-
+/// The mode's name: "N" or "T".
 inline const char* to_string(Mode mode) { return mode == Mode::N ? "N" : "T"; }
 
 /// Which implementation family an operator uses. Every operator selects its implementation by a
 /// Backend plus its own kernel enum (SpmvKernel, BsrKernel, SpmmKernel), whose names say what the
-/// kernel does, never where it runs; the module's impl/<kernel>/<kernel>_dispatch.hpp shows every
+/// kernel does, never where it runs; the module's `impl/<kernel>/<kernel>_dispatch.hpp` shows every
 /// routing decision.
 enum class Backend {
   automatic,  ///< the execution space's native specialization where one exists, else portable
   portable,   ///< the portable Kokkos implementation, on any space (for tests and comparisons)
-  native,     ///< the execution space's specialization (impl/<kernel>/host/ or cuda/); throws
+  native,     ///< the execution space's specialization (`impl/<kernel>/host/` or `cuda/`); throws
               ///< InvalidArgument on a space that has none
 };
-const char* to_string(Backend backend);
+const char* to_string(Backend backend);  ///< the backend's name: "automatic", "portable" or "native"
 /// Parses "automatic" (or "auto"), "portable", "native"; throws InvalidArgument naming them.
 Backend backend_from_string(const std::string& name);
 

@@ -51,16 +51,16 @@ namespace Sprocket {
 /// [lambda_min, lambda_max] of D^{-1} A; meant for matrices whose D^{-1} A has a real, positive
 /// spectrum (symmetric positive definite A and the like).
 struct ChebyshevOptions {
-  int degree = 3;
+  int degree = 3;  ///< Chebyshev steps per apply (>= 1): degree - 1 applications of A
   /// Largest eigenvalue of D^{-1} A (or A). 0: estimated by `power_iterations` steps of the power
   /// method from a fixed pseudo-random vector, times 1.1 for safety.
   double lambda_max = 0;
   /// Smallest eigenvalue the polynomial targets. 0: lambda_max / eig_ratio (the polynomial damps
   /// the upper part of the spectrum, where Jacobi-like smoothing pays).
   double lambda_min = 0;
-  double eig_ratio = 30;
-  int power_iterations = 15;
-  bool jacobi_scaling = true;
+  double eig_ratio = 30;  ///< lambda_max / lambda_min when lambda_min is 0 (> 1)
+  int power_iterations = 15;  ///< power-method steps estimating lambda_max when it is 0 (>= 1)
+  bool jacobi_scaling = true;  ///< precondition the iteration by D = diag(A); false: by nothing
 };
 
 /// Threshold incomplete Cholesky (ICT) of a symmetric positive definite A, A ~= L L^T.
@@ -74,17 +74,17 @@ struct IncompleteCholeskyOptions {
   /// factorization restarts on A + alpha diag(A): alpha = initial_shift, then x10 per retry,
   /// max_attempts factorizations in all.
   double initial_shift = 1e-3;
-  int max_attempts = 8;
+  int max_attempts = 8;  ///< factorizations in all, the first on A itself (>= 1)
   /// How the triangular solves run: columns (host, one column of the block per thread,
   /// sequential along the rows), levels (level-scheduled kernels on the device, one per level),
   /// or automatic: columns where the host can read the device's memory, levels elsewhere (GPU).
   enum class TriangularSolve { automatic, columns, levels };
-  TriangularSolve solve = TriangularSolve::automatic;
+  TriangularSolve solve = TriangularSolve::automatic;  ///< how the triangular solves run
   /// Symmetric ordering P A P^T factored instead of A: natural (A's own), amd (approximate
   /// minimum degree, SuiteSparse AMD: far less fill, so a complete or nearly complete factorization
   /// of a 3-D or shell problem stays cheap) or rcm (reverse Cuthill-McKee, a narrow band).
   enum class Ordering { natural, amd, rcm };
-  Ordering ordering = Ordering::natural;
+  Ordering ordering = Ordering::natural;  ///< the symmetric ordering factored
 };
 
 /// ILU(k) of a square, generally nonsymmetric A: A ~= L U with the fill of level <= k (level 0:
@@ -97,7 +97,7 @@ struct IncompleteLuOptions {
   /// diagonal entry is too small is swapped for a larger one (pivot_threshold); for the hardest
   /// matrices (circuit matrices such as rajat01, where ILU(k) meets exactly zero pivots).
   enum class Method { levels_of_fill, threshold };
-  Method method = Method::levels_of_fill;
+  Method method = Method::levels_of_fill;  ///< ILU(k) or ILUT
   /// Level of fill k: an entry (i, j) created through pivot k gets lev(i, k) + lev(k, j) + 1
   /// (A's entries 0) and is kept when <= level. More levels: more fill, fewer iterations.
   int level = 0;
@@ -105,24 +105,25 @@ struct IncompleteLuOptions {
   /// at most fill_factor x nnz(row i of A) entries (its largest); the row's diagonal is the pivot
   /// unless it is below pivot_threshold x the largest candidate of U's row (0: never pivot).
   double drop_tolerance = 1e-4;
-  double fill_factor = 10;
+  double fill_factor = 10;  ///< ILUT: most entries kept per row of L and of U, as a multiple of A's row (above)
+  /// ILUT: the diagonal pivots unless below this fraction of the largest candidate (above)
   double pivot_threshold = 0.1;
   /// Row permutation from a maximum-product matching (MC64-like: the product of the diagonal's
   /// moduli is the largest over all row permutations) with its scaling (|scaled entries| <= 1,
   /// diagonal 1). automatic: when a diagonal entry of A is zero or missing.
   enum class Matching { automatic, on, off };
-  Matching matching = Matching::automatic;
+  Matching matching = Matching::automatic;  ///< whether the row matching runs
   /// Symmetric reordering of the (matched) matrix before the factorization: none, reverse
   /// Cuthill-McKee on the pattern of B + B^T (narrower band), or approximate minimum degree
   /// (SuiteSparse AMD: less fill for ILU(k) with k > 0 and ILUT).
   enum class Reorder { none, rcm, amd };
-  Reorder reorder = Reorder::none;
+  Reorder reorder = Reorder::none;  ///< the symmetric reordering
   /// ILU(k): when a pivot |u_ii| falls below 1e-12 of its row's largest entry the factorization
   /// restarts on A + alpha diag(sign(a_ii) max_j |a_ij|): alpha = initial_shift, then x10 per
   /// retry, max_attempts factorizations in all. (ILUT replaces a zero pivot, one below 1e-12
   /// ||row i||_2, by ||row i||_2 and counts it: a singular A keeps a bounded preconditioner.)
   double initial_shift = 1e-3;
-  int max_attempts = 8;
+  int max_attempts = 8;  ///< ILU(k): factorizations in all, the first on A itself (>= 1)
   /// As for incomplete Cholesky: host columns, device levels, or automatic.
   IncompleteCholeskyOptions::TriangularSolve solve = IncompleteCholeskyOptions::TriangularSolve::automatic;
 };
@@ -142,7 +143,7 @@ struct SmoothedAggregationOptions {
   /// translations for elasticity); for elasticity the rigid-body modes (rigid_body_modes) make
   /// coarse levels far better.
   std::vector<double> near_null_space;
-  int near_null_space_columns = 0;
+  int near_null_space_columns = 0;  ///< columns of near_null_space when it is not empty
   /// Node J is a strong neighbour of I when ||A_IJ||_F > strength_threshold sqrt(||A_II||_F
   /// ||A_JJ||_F); weak connections are ignored by the aggregation (0: all stored entries count).
   double strength_threshold = 0.0;
@@ -151,9 +152,10 @@ struct SmoothedAggregationOptions {
   /// Coarsening stops at a level with at most coarse_size rows (solved by dense LU) or after
   /// max_levels levels (the coarsest must then still fit a dense LU: at most 20000 rows).
   int max_levels = 10;
-  int64_t coarse_size = 500;
+  int64_t coarse_size = 500;  ///< rows at which coarsening stops (>= 1)
+  /// The smoother of every level but the coarsest: Chebyshev or damped Jacobi.
   enum class Smoother { chebyshev, jacobi };
-  Smoother smoother = Smoother::chebyshev;
+  Smoother smoother = Smoother::chebyshev;  ///< the smoother used
   /// Chebyshev smoother (degree, eig_ratio, power_iterations; lambda_max is estimated per level
   /// by the power method on D^{-1} A_l, also for the Jacobi smoother and the prolongator).
   /// Degree 4 (three applications of A_l per sweep): on gen:poisson3d n=64 and gen:elasticity
@@ -189,7 +191,7 @@ template <class Scalar, class Device>
 class JacobiPreconditioner;
 template <class CrsType, std::enable_if_t<is_crs_matrix_v<CrsType>, int> = 0>
 std::shared_ptr<JacobiPreconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
-make_jacobi(const CrsType& A);
+make_jacobi(const CrsType& A);  ///< builds the Jacobi preconditioner of A, in A's scalar type on A's device
 
 /// Block-Jacobi over b x b diagonal blocks of a CRS matrix cut every `block_size` rows (when b
 /// does not divide the rows, the last block is smaller): each block is inverted by LU with partial
@@ -199,6 +201,7 @@ template <class Scalar, class Device>
 class BlockJacobiPreconditioner;
 template <class CrsType, std::enable_if_t<is_crs_matrix_v<CrsType>, int> = 0>
 std::shared_ptr<BlockJacobiPreconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
+/// Builds the block-Jacobi preconditioner of A over diagonal blocks of `block_size` rows
 make_block_jacobi(const CrsType& A, int block_size);
 
 /// Block-Jacobi over the diagonal blocks of a Sprocket::BsrMatrix (its own block size). A block
@@ -212,6 +215,7 @@ template <class Scalar, class Device>
 class ChebyshevPreconditioner;
 template <class CrsType, std::enable_if_t<is_crs_matrix_v<CrsType>, int> = 0>
 std::shared_ptr<ChebyshevPreconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
+/// Builds the Chebyshev preconditioner of A with `options`
 make_chebyshev(const CrsType& A, const ChebyshevOptions& options = {});
 
 /// Chebyshev over any operator (SpMM plan, BSR plan, ...) with the diagonal of A given as a
@@ -238,6 +242,7 @@ template <class Scalar, class Device>
 class IncompleteCholeskyPreconditioner;
 template <class CrsType, std::enable_if_t<is_crs_matrix_v<CrsType>, int> = 0>
 std::shared_ptr<IncompleteCholeskyPreconditioner<typename CrsType::non_const_value_type, typename CrsType::device_type>>
+/// Builds the incomplete Cholesky preconditioner of an SPD A
 make_incomplete_cholesky(const CrsType& A, const IncompleteCholeskyOptions& options = {});
 
 template <class Scalar, class Device>

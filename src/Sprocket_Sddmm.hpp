@@ -12,8 +12,9 @@
 /// Ginkgo and CuPy offer no SDDMM.
 ///
 ///   Sprocket::SddmmPlan<Crs> plan(S);                   // analysis once per pattern
-///   plan.apply(A, B, out);                              // out = S o (A * B^T)
-///   plan.apply(alpha, A, B, beta, out);                 // out = alpha (A * B^T) o spy(S) + beta out
+///   plan.apply(SddmmForm::scaled, 1, A, B, 0, out);     // out = S o (A * B^T)
+///   plan.apply(SddmmForm::pattern, alpha, A, B, beta, out);  // out = alpha (A * B^T) o spy(S) + beta out
+///   plan.apply(space, SddmmForm::pattern, alpha, A, B, beta, out);  // on an execution-space instance
 ///   Sprocket::SddmmPlan<Crs> same(spmm_plan);           // shares an SpmmPlan's ASpT analysis
 ///   std::cout << plan.describe();
 ///
@@ -27,8 +28,9 @@
 ///    PRedS schedule: Ts (tile_nonzeros, default 16) nonzeros per block, 16-byte vector loads of
 ///    A's and B's rows, a residue handler for the last partial tile; K <= 32 by Integrated
 ///    Interleaving Reduction (lane groups of about K / V lanes, V = 4 float / 2 double scalars
-///    per 16-byte load, several dot products sharing one shuffle tree), K > 32 by Warp-Merged Tiling (the warp walks K in slices, accumulating in
-///    registers, one reduction at the end, no inter-warp atomics). Host: nnz-balanced chunks, one
+///    per 16-byte load, several dot products sharing one shuffle tree), K > 32 by Warp-Merged
+///    Tiling (the warp walks K in slices, accumulating in registers, one reduction at the end, no
+///    inter-warp atomics). Host: nnz-balanced chunks, one
 ///    per thread, each walking its rows (A's row stays in cache across the row's entries), dot
 ///    products vectorized along K (AVX2 + FMA picked at run time), the rows of B prefetched ahead.
 ///    Portable: teams over chunks of nonzeros, vector lanes along K. CSR and COO alike (CSR: the
@@ -61,6 +63,8 @@
 /// Thread safety: applies on one plan that use its workspaces must not overlap, from two host
 /// threads or on two streams: host kernels with a non-row-major A or B and K >= 4 (row-major
 /// copies), CUDA aspt with K > 32 (per-entry partial sums). Other applies are const and may.
+/// A copy of the plan has workspaces of its own: one copy per thread (Sprocket_Operator.hpp,
+/// "Copies").
 
 #include <Kokkos_Core.hpp>
 #include <cstdint>
@@ -78,11 +82,11 @@ namespace Sprocket {
 enum class SddmmKernel : int {
   nonzero_tiles = 0,  ///< tiles of consecutive nonzeros (PRedS on CUDA, nnz-balanced chunks on the host)
   aspt,               ///< the SpMM analysis's adaptive sparse tiling (native CSR only)
-  automatic = -1,
+  automatic = -1,  ///< chosen per apply by the rule in the file comment (options only)
 };
-inline constexpr int num_sddmm_kernels = 2;
+inline constexpr int num_sddmm_kernels = 2;  ///< number of SddmmKernel values other than automatic
 
-const char* to_string(SddmmKernel kernel);
+const char* to_string(SddmmKernel kernel);  ///< the kernel's name ("automatic" for automatic)
 /// Parses the names printed by to_string ("auto" for automatic); throws InvalidArgument listing
 /// the valid names.
 SddmmKernel sddmm_kernel_from_string(const std::string& name);
@@ -90,11 +94,11 @@ SddmmKernel sddmm_kernel_from_string(const std::string& name);
 /// Whether S's values scale the dot products (out = S o A B^T) or only its pattern samples them
 /// (out = (A B^T) o spy(S), cuSPARSE's form).
 enum class SddmmForm { scaled, pattern };
-const char* to_string(SddmmForm form);
-
+const char* to_string(SddmmForm form);  ///< the form's name: "scaled" or "pattern"
+/// Options of an SddmmPlan: kernel, backend, CUDA tile size, ASpT tiling and when automatic uses it.
 struct SddmmOptions {
-  SddmmKernel kernel = SddmmKernel::automatic;
-  Backend backend = Backend::automatic;
+  SddmmKernel kernel = SddmmKernel::automatic;  ///< the SDDMM algorithm
+  Backend backend = Backend::automatic;  ///< the implementation family
   /// Nonzeros per tile of the nonzero_tiles kernel on CUDA (the paper's Ts; 0: 16). A multiple
   /// of 4 between 4 and 256.
   int64_t tile_nonzeros = 0;
@@ -108,10 +112,11 @@ struct SddmmOptions {
   /// never on the host (see automatic above).
   int64_t aspt_min_k = -1;
 };
-
+/// Nonzeros per tile of nonzero_tiles on CUDA when SddmmOptions::tile_nonzeros is 0.
 inline constexpr int64_t sddmm_default_tile_nonzeros = 16;
 /// The default aspt_min_k on CUDA; on the host the default is sddmm_aspt_never.
 inline constexpr int64_t sddmm_default_aspt_min_k = 32;
+/// The aspt_min_k with which automatic never picks aspt (the host default)
 inline constexpr int64_t sddmm_aspt_never = std::numeric_limits<int64_t>::max();
 
 }  // namespace Sprocket

@@ -53,7 +53,8 @@
 /// global memory, one thread per row), automatic the native ones where they exist.
 ///
 /// Thread safety: a plan's numeric() calls must not overlap (they share the plan's workspaces);
-/// separate plans may run concurrently.
+/// separate plans, and copies of one plan (workspaces of their own: Sprocket_Operator.hpp,
+/// "Copies"), may run concurrently.
 
 #include <Kokkos_Core.hpp>
 #include <cstdint>
@@ -71,11 +72,11 @@ enum class SpgemmAccumulator : int {
   hash = 0,     ///< linear-probing hash map in fast memory (host: cache-sized per thread; CUDA: shared)
   dense,        ///< dense array over the row's column range (CUDA: shared memory, range in chunks)
   global_hash,  ///< hash map in global memory, sized to the row (the fallback for the longest rows)
-  automatic = -1,
+  automatic = -1,  ///< chosen per row (host) or per block (CUDA) from its size and column range
 };
-inline constexpr int num_spgemm_accumulators = 3;
+inline constexpr int num_spgemm_accumulators = 3;  ///< number of SpgemmAccumulator values other than automatic
 
-const char* to_string(SpgemmAccumulator accumulator);
+const char* to_string(SpgemmAccumulator accumulator);  ///< the accumulator's name ("automatic" for automatic)
 /// Parses the names printed by to_string ("auto" for automatic); throws InvalidArgument listing them.
 SpgemmAccumulator spgemm_accumulator_from_string(const std::string& name);
 
@@ -83,9 +84,10 @@ SpgemmAccumulator spgemm_accumulator_from_string(const std::string& name);
 enum class SpgemmBalance : int {
   uniform = 0,  ///< none: fixed blocks of consecutive rows, one accumulator size for all
   binned,       ///< rows binned by accumulator size, neighbouring small rows merged into blocks
-  automatic = -1,
+  automatic = -1,  ///< binned or uniform per pass, by SpgemmBalanceThresholds
 };
-const char* to_string(SpgemmBalance balance);
+const char* to_string(SpgemmBalance balance);  ///< the balancing's name ("automatic" for automatic)
+/// Parses the names printed by to_string ("auto" too); throws InvalidArgument listing them
 SpgemmBalance spgemm_balance_from_string(const std::string& name);
 
 /// When automatic global load balancing bins a pass (paper Table 2): the ratio of the largest to
@@ -94,25 +96,26 @@ SpgemmBalance spgemm_balance_from_string(const std::string& name);
 /// instead when the largest row needs one of the largest accumulator configurations. Zeros (and
 /// negatives): the defaults of the backend (impl/spgemm/spgemm_defaults.hpp).
 struct SpgemmBalanceThresholds {
-  double ratio = 0;
-  int64_t min_rows = 0;
-  double ratio_large = 0;
-  int64_t min_rows_large = 0;
+  double ratio = 0;  ///< largest / average accumulator size from which a pass is binned
+  int64_t min_rows = 0;  ///< rows C needs at least for the pass to be binned
+  double ratio_large = 0;  ///< `ratio` when the largest row needs one of the largest accumulators
+  int64_t min_rows_large = 0;  ///< `min_rows` when the largest row needs one of the largest accumulators
 };
-
+/// Options of an SpgemmPlan: backend, sorting, accumulators, load balancing, memory limit.
 struct SpgemmOptions {
-  Backend backend = Backend::automatic;
+  Backend backend = Backend::automatic;  ///< the implementation family
   /// Columns of every row of C in increasing order (CSR's usual promise). false: any order, cheaper
   /// (rows from the dense accumulator and direct references come out sorted anyway).
   bool sorted = true;
+  /// The accumulator forced (see SpgemmAccumulator); automatic: chosen per row or block
   SpgemmAccumulator accumulator = SpgemmAccumulator::automatic;
   /// Rows of A with exactly one entry give B's row scaled, without accumulation (when every row of
   /// B is sorted and free of duplicates; the analysis checks).
   bool direct_rows = true;
-  SpgemmBalance symbolic_balance = SpgemmBalance::automatic;
-  SpgemmBalance numeric_balance = SpgemmBalance::automatic;
-  SpgemmBalanceThresholds symbolic_thresholds;
-  SpgemmBalanceThresholds numeric_thresholds;
+  SpgemmBalance symbolic_balance = SpgemmBalance::automatic;  ///< global load balancing of the symbolic pass
+  SpgemmBalance numeric_balance = SpgemmBalance::automatic;  ///< global load balancing of the numeric pass
+  SpgemmBalanceThresholds symbolic_thresholds;  ///< when automatic balancing bins the symbolic pass
+  SpgemmBalanceThresholds numeric_thresholds;  ///< when automatic balancing bins the numeric pass
   /// CUDA: threads per referenced row of B (local load balancing), a power of two up to the
   /// block's threads; 0: chosen per block from the referenced rows' lengths.
   int threads_per_b_row = 0;
@@ -129,13 +132,17 @@ struct SpgemmMemory {
   int64_t workspace_bytes = 0;  ///< kept by the plan for numeric re-runs (host accumulators)
   int64_t numeric_bytes = 0;    ///< temporaries of a numeric pass
   int64_t output_bytes = 0;     ///< C: row map, columns and values
-  int64_t peak_bytes = 0;
+  int64_t peak_bytes = 0;  ///< the most bytes held at once (formula above)
   int64_t limit_bytes = 0;      ///< what every phase was checked against
 };
 
 /// How many rows (of C) each accumulator handled in a pass, for describe() and the tests.
 struct SpgemmRowCounts {
-  int64_t empty = 0, direct = 0, hash = 0, dense = 0, global_hash = 0;
+  int64_t empty = 0;  ///< rows without products
+  int64_t direct = 0;  ///< B's row scaled (direct_rows)
+  int64_t hash = 0;  ///< hash map in fast memory
+  int64_t dense = 0;  ///< dense array
+  int64_t global_hash = 0;  ///< hash map in global memory
 };
 
 }  // namespace Sprocket

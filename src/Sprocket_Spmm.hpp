@@ -53,6 +53,8 @@
 /// workspaces (native host kernels with LayoutLeft B and K >= 4 or, for aspt, LayoutLeft C; mode
 /// "T", whose SpmvPlan is built on first use); other applies are const and may. (The workspaces
 /// are part of the plan's analysis, Impl::SpmmAnalysis, and grown by the apply that needs them.)
+/// A copy of the plan has workspaces of its own: one copy per thread (Sprocket_Operator.hpp,
+/// "Copies").
 
 #include <Kokkos_Core.hpp>
 #include <cstdint>
@@ -68,11 +70,11 @@ namespace Sprocket {
 enum class SpmmKernel : int {
   csr_rows = 0,  ///< untiled: rows spread over threads (host) / warps (GPU) / teams (portable), along K in registers
   aspt,          ///< adaptive sparse tiling: heavy tiles cached / staged in shared memory, light as CSR (native only)
-  automatic = -1,
+  automatic = -1,  ///< aspt when enough nonzeros land in heavy tiles, else csr_rows (options only)
 };
-inline constexpr int num_spmm_kernels = 2;
+inline constexpr int num_spmm_kernels = 2;  ///< number of SpmmKernel values other than automatic
 
-const char* to_string(SpmmKernel kernel);
+const char* to_string(SpmmKernel kernel);  ///< the kernel's name ("automatic" for automatic)
 /// Parses the names printed by to_string ("auto" for automatic); throws InvalidArgument listing
 /// the valid names (the portable implementation is Backend::portable, not a kernel name).
 SpmmKernel spmm_kernel_from_string(const std::string& name);
@@ -81,7 +83,7 @@ SpmmKernel spmm_kernel_from_string(const std::string& name);
 /// shared-memory slot mapping of section 4.3.1): cuda and host for Backend::native on those
 /// spaces, portable for Backend::portable.
 enum class SpmmTarget { host, cuda, portable };
-const char* to_string(SpmmTarget target);
+const char* to_string(SpmmTarget target);  ///< the target's name: "host", "cuda" or "portable"
 
 /// ASpT parameters. Zero means "the calibrated default for the target".
 struct SpmmTiling {
@@ -99,19 +101,19 @@ SpmmTiling spmm_default_tiling(SpmmTarget target);
 /// `requested` with its zero (or, for min_heavy_fraction, negative) fields replaced by the
 /// target's defaults. Throws InvalidArgument on negative sizes or a fraction above 1.
 SpmmTiling resolve_spmm_tiling(const SpmmTiling& requested, SpmmTarget target);
-
+/// Options of an SpmmPlan: kernel, backend and ASpT tiling.
 struct SpmmOptions {
-  SpmmKernel kernel = SpmmKernel::automatic;
-  Backend backend = Backend::automatic;
-  SpmmTiling tiling;
+  SpmmKernel kernel = SpmmKernel::automatic;  ///< the SpMM algorithm
+  Backend backend = Backend::automatic;  ///< the implementation family
+  SpmmTiling tiling;  ///< ASpT parameters (zeros: the calibrated defaults)
 };
 
 /// What the ASpT analysis found (also filled when the untiled kernel was chosen).
 struct SpmmTilingStats {
-  int64_t num_panels = 0;
-  int64_t num_heavy_tiles = 0;
+  int64_t num_panels = 0;  ///< row panels
+  int64_t num_heavy_tiles = 0;  ///< heavy tiles, over all panels
   int64_t heavy_nnz = 0;            ///< nonzeros inside heavy tiles
-  int64_t light_nnz = 0;
+  int64_t light_nnz = 0;  ///< nonzeros in the light tiles (run as CSR)
   int64_t moved_to_light = 0;       ///< heavy-column nonzeros moved to light (GPU slot conflicts, thin tiles)
   double analysis_seconds = 0;      ///< wall time of the analysis (host)
 };

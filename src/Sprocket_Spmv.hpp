@@ -23,7 +23,8 @@
 /// (SpmvTranspose::scatter).
 ///
 /// Thread safety: mode "N" applies are const and may run concurrently on one plan; transposed
-/// applies of a cached-transpose plan write the cached A^T and must not overlap each other.
+/// applies of a cached-transpose plan write the cached A^T and must not overlap each other (a
+/// copy of the plan builds its own A^T: one copy per thread; Sprocket_Operator.hpp, "Copies").
 
 #include <Kokkos_Core.hpp>
 #include <array>
@@ -44,37 +45,38 @@ namespace Sprocket {
 enum class SpmvKernel : int {
   thread_per_row = 0,  ///< one thread (GPU) / one accumulator chain (host) per row
   subvector2,          ///< X = 2 lanes per row: GPU sub-warp with shuffles; host: 2 interleaved sums
-  subvector4,
-  subvector8,
-  subvector16,
+  subvector4,  ///< X = 4 lanes per row
+  subvector8,  ///< X = 8 lanes per row
+  subvector16,  ///< X = 16 lanes per row
   subvector32,         ///< a full warp per row on NVIDIA GPUs
   team_per_row,        ///< a team (thread block) per row; on the host, a row split across threads
   split_row,           ///< a row cut into chunks spread over many teams, partial sums added atomically
   automatic = -1,      ///< let the analysis choose (options only)
 };
-inline constexpr int num_spmv_kernels = 8;
+inline constexpr int num_spmv_kernels = 8;  ///< number of SpmvKernel values other than automatic
 
-const char* to_string(SpmvKernel kernel);
+const char* to_string(SpmvKernel kernel);  ///< the kernel's name ("automatic" for automatic)
 /// Parses the names printed by to_string; throws InvalidArgument listing the valid names.
 SpmvKernel spmv_kernel_from_string(const std::string& name);
 /// Lanes per row of a sub-vector kernel (1 for thread_per_row, 0 for team/split).
 int spmv_kernel_lanes(SpmvKernel kernel);
-
+/// Whether analysis bins the virtual rows by length or runs them all as one bin (SpmvOptions::binning).
 enum class SpmvBinning {
   automatic,   ///< the model decides between binning and a single bin
   binned,      ///< virtual rows binned by length, one kernel per bin
   single_bin,  ///< every row in one bin (the paper's single-bin strategy)
 };
-
+/// How mode "T" runs: a cached transpose plan (cached) or atomic scatters without forming A^T (scatter).
 enum class SpmvTranspose { cached, scatter };
 
 /// Which implementation the analysis targets; decides the model and defaults.
 enum class SpmvTarget { host, cuda, portable_cpu, portable_gpu };
-const char* to_string(SpmvTarget target);
-
+const char* to_string(SpmvTarget target);  ///< the target's name ("host", "cuda", "portable (cpu)", "portable (gpu)")
+/// Options of an SpmvPlan: kernels and binning, virtual rows, autotuning, transpose, backend, host index forms.
 struct SpmvOptions {
   /// Force one kernel for every row (single bin, even for very long rows); automatic: choose.
   SpmvKernel kernel = SpmvKernel::automatic;
+  /// Binned or one bin when no kernel is forced; automatic: the model decides
   SpmvBinning binning = SpmvBinning::automatic;
   /// U, rows per virtual row; 0: the model's choice. Must be 0 or in [1, 2^20].
   int virtual_row_size = 0;
@@ -84,8 +86,8 @@ struct SpmvOptions {
   int64_t split_chunk = 0;
   /// Measure the model's choice and its neighbours at analysis time and keep the fastest.
   bool autotune = false;
-  int autotune_repeats = 5;
-  SpmvTranspose transpose = SpmvTranspose::cached;
+  int autotune_repeats = 5;  ///< timed applies per autotune candidate, the median decides (>= 1)
+  SpmvTranspose transpose = SpmvTranspose::cached;  ///< how mode "T" runs
   /// automatic: the host kernels on OpenMP / Serial, the CUDA kernels on Kokkos::Cuda, the
   /// portable ones elsewhere; native: the same, but throws InvalidArgument on a space with no
   /// specialization; portable: the portable Kokkos kernels on any space. Every SpmvKernel exists
@@ -104,7 +106,7 @@ struct SpmvOptions {
   /// rows average at least 16 entries (shorter rows are latency-bound: the saved bytes do not pay
   /// for the extra add); off for other targets.
   enum class IndexCompression { automatic, offsets16, row_patterns, off };
-  IndexCompression compress_indices = IndexCompression::automatic;
+  IndexCompression compress_indices = IndexCompression::automatic;  ///< where the host kernels read column indices from
   /// Host target, when the kernels read the matrix's own column indices: while computing entry
   /// k, ask the cache for x(col[k + d]) (d = SpmvSchedule::x_prefetch_distance entries ahead).
   /// Random gathers of an x too large for the caches then overlap with the current work.
@@ -112,15 +114,19 @@ struct SpmvOptions {
   /// hold gains nothing and pays for the extra loads (measurements:
   /// perf_tests/results/spmv-host-2026-11-21.md, "x prefetched through the column indices").
   enum class XPrefetch { automatic, on, off };
-  XPrefetch prefetch_x = XPrefetch::automatic;
+  XPrefetch prefetch_x = XPrefetch::automatic;  ///< whether the host kernels prefetch x
 };
 
 
 /// Matrix features the model decides from (Table I of the paper plus the row-length histogram).
 struct SpmvFeatures {
-  int64_t rows = 0, cols = 0, nnz = 0;
-  int64_t min_row = 0, max_row = 0;
-  double avg_row = 0, var_row = 0;
+  int64_t rows = 0;  ///< rows
+  int64_t cols = 0;  ///< columns
+  int64_t nnz = 0;  ///< stored entries
+  int64_t min_row = 0;  ///< shortest row
+  int64_t max_row = 0;  ///< longest row
+  double avg_row = 0;  ///< nnz / rows
+  double var_row = 0;  ///< population variance of the row lengths
   /// log2 histogram: bucket 0 = empty rows, bucket k = lengths in [2^(k-1), 2^k)
   std::vector<int64_t> histogram;
 };
@@ -131,15 +137,15 @@ inline constexpr int num_spmv_classes = 32;
 
 /// The model's answer.
 struct SpmvDecision {
-  int virtual_row_size = 1;
-  bool single_bin = false;
-  SpmvKernel single_bin_kernel = SpmvKernel::thread_per_row;
-  std::array<SpmvKernel, num_spmv_classes> kernel_for_class{};
+  int virtual_row_size = 1;  ///< U, rows per virtual row (>= 1)
+  bool single_bin = false;  ///< every row in one bin instead of bins by length
+  SpmvKernel single_bin_kernel = SpmvKernel::thread_per_row;  ///< the kernel of the single bin
+  std::array<SpmvKernel, num_spmv_classes> kernel_for_class{};  ///< the kernel of each length class when binning
 };
 
 /// Options plus an explicit decision, bypassing the model (tuning tools, experiments).
 struct SpmvTuningOptions : SpmvOptions {
-  std::optional<SpmvDecision> decision;
+  std::optional<SpmvDecision> decision;  ///< when set, used instead of the model's decision
 };
 
 /// Who decided U, the binning and the kernels of a schedule.
@@ -149,37 +155,42 @@ enum class SpmvDecidedBy {
   autotune,  ///< measured at analysis (SpmvOptions::autotune); decision_detail names the candidate
   options,   ///< an explicit SpmvDecision (SpmvTuningOptions::decision, tuning tools)
 };
-const char* to_string(SpmvDecidedBy decided_by);
+const char* to_string(SpmvDecidedBy decided_by);  ///< its name: "model", "forced", "autotune" or "options"
 
 /// What analysis produced: the virtual rows, the bins and their kernels, where the host kernels
 /// read column indices from and whether they prefetch x. Host-side, inspectable; every decision
 /// of the plan is taken here, and describe() says what was chosen and why.
 struct SpmvSchedule {
-  SpmvTarget target = SpmvTarget::host;
-  SpmvFeatures features;
-  int virtual_row_size = 1;
-  bool single_bin = false;
-  SpmvDecidedBy decided_by = SpmvDecidedBy::model;
+  SpmvTarget target = SpmvTarget::host;  ///< the implementation analysed for
+  SpmvFeatures features;  ///< A's features
+  int virtual_row_size = 1;  ///< U, rows per virtual row
+  bool single_bin = false;  ///< every virtual row in one bin, one kernel for all
+  SpmvDecidedBy decided_by = SpmvDecidedBy::model;  ///< who decided U, the binning and the kernels
   /// What else decided: "binning from options", "U from options", the autotune candidate
   /// ("model, U/4", "single bin, subvector8"), or the label of an explicit decision.
   std::string decision_detail;
   /// decided_by and decision_detail as one text: "model, U from options", "autotune: model, U*4".
   std::string decided_by_text() const;
+  /// Rows longer than this are split when binning (the options' value or the target's default)
   int64_t split_row_threshold = 0;
-  int64_t split_chunk = 0;
+  int64_t split_chunk = 0;  ///< entries per split-row chunk (the options' value or the target's default)
   /// Virtual row v covers rows [vrow_bounds[v], vrow_bounds[v+1]): at most U rows, except that
   /// a row longer than split_row_threshold always forms its own virtual row.
   std::vector<int64_t> vrow_bounds{0};
+  /// Virtual rows run by one kernel
   struct Bin {
-    SpmvKernel kernel = SpmvKernel::thread_per_row;
-    int class_lo = 0, class_hi = 0;  ///< classes merged into this bin (inclusive)
+    SpmvKernel kernel = SpmvKernel::thread_per_row;  ///< the kernel
+    int class_lo = 0;  ///< lowest class merged into this bin
+    int class_hi = 0;  ///< highest class merged into this bin
     std::vector<int64_t> vrows;      ///< virtual rows of this bin, increasing
-    int64_t rows = 0, nnz = 0, max_row = 0;
+    int64_t rows = 0;  ///< rows in this bin
+    int64_t nnz = 0;  ///< stored entries in this bin
+    int64_t max_row = 0;  ///< its longest row
   };
-  std::vector<Bin> bins;
+  std::vector<Bin> bins;  ///< the bins, by lowest class
   /// Why the column indices and the x prefetch are what they are (describe() prints them; empty
   /// when not decided: targets other than host, or a schedule built without A's indices).
-  std::string column_indices_why, x_prefetch_why;
+  std::string column_indices_why, x_prefetch_why;  ///< why x is or is not prefetched
   /// Host target: column indices read as 16-bit offsets from the row (see SpmvOptions).
   bool compressed_indices = false;
   int64_t bandwidth = -1;  ///< max |col - row| when compression was considered, else -1
@@ -187,18 +198,19 @@ struct SpmvSchedule {
   bool row_patterns = false;
   /// Distinct row patterns and their offsets in all when they were counted, else -1; counting
   /// stops early at the limits, so a matrix over them reports the count at which it stopped.
-  int64_t num_row_patterns = -1, row_pattern_offsets = -1;
+  int64_t num_row_patterns = -1, row_pattern_offsets = -1;  ///< offsets in those patterns, else -1
   /// Limits of the row-pattern dictionary: ids are 16-bit; 64 KB of offsets stay in L1/L2.
-  static constexpr int64_t max_row_patterns = 65535, max_row_pattern_offsets = 16384;
+  static constexpr int64_t max_row_patterns = 65535, max_row_pattern_offsets = 16384;  ///< offsets in all, at most
   /// Host target, matrix's own column indices: entries ahead whose x is prefetched; 0: none.
   int64_t x_prefetch_distance = 0;
   /// SpmvOptions::XPrefetch::automatic prefetches when x is larger than this, and 64 entries
   /// ahead: far enough to cover a gather's memory latency (the sweep over 32, 64 and 128 is in
   /// perf_tests/results/spmv-host-2026-11-21.md).
-  static constexpr int64_t x_prefetch_min_bytes = int64_t{4} << 20, x_prefetch_default_distance = 64;
+  static constexpr int64_t x_prefetch_min_bytes = int64_t{4} << 20;
+  static constexpr int64_t x_prefetch_default_distance = 64;  ///< how many entries ahead automatic prefetches
 
-  int64_t num_vrows() const { return static_cast<int64_t>(vrow_bounds.size()) - 1; }
-  std::string describe() const;
+  int64_t num_vrows() const { return static_cast<int64_t>(vrow_bounds.size()) - 1; }  ///< virtual rows
+  std::string describe() const;  ///< what was chosen and why, human-readable, several lines
 };
 
 /// Features from a row map (host copy).

@@ -129,13 +129,15 @@ Teuchos::RCP<Tpetra::CrsMatrix<double, int, long long, Node>> to_tpetra_crs(
   M->fillComplete();
   return M;
 }
-
+/// A Tpetra::Operator whose rank-local product is a Sprocket SpMV or SpMM plan (see the file comment).
 template <class Node = Tpetra::Map<>::node_type>
 class TpetraOperator : public Tpetra::Operator<double, int, long long, Node> {
  public:
-  using crs_matrix_type = Tpetra::CrsMatrix<double, int, long long, Node>;
+  using crs_matrix_type = Tpetra::CrsMatrix<double, int, long long, Node>;  ///< the Tpetra matrix type
+  /// The Tpetra multivector type of X and Y
   using multivector_type = Tpetra::MultiVector<double, int, long long, Node>;
-  using map_type = Tpetra::Map<int, long long, Node>;
+  using map_type = Tpetra::Map<int, long long, Node>;  ///< the Tpetra map type
+  /// The rank's local matrix, a KokkosSparse::CrsMatrix: what the plans take
   using local_matrix_type = typename crs_matrix_type::local_matrix_device_type;
 
   /// Analyses A's local matrix (SpMV and SpMM plans). A must be fill complete.
@@ -150,9 +152,9 @@ class TpetraOperator : public Tpetra::Operator<double, int, long long, Node> {
     analyse();
   }
 
-  Teuchos::RCP<const map_type> getDomainMap() const override { return A_->getDomainMap(); }
-  Teuchos::RCP<const map_type> getRangeMap() const override { return A_->getRangeMap(); }
-  bool hasTransposeApply() const override { return false; }
+  Teuchos::RCP<const map_type> getDomainMap() const override { return A_->getDomainMap(); }  ///< A's domain map
+  Teuchos::RCP<const map_type> getRangeMap() const override { return A_->getRangeMap(); }  ///< A's range map
+  bool hasTransposeApply() const override { return false; }  ///< false: only mode NO_TRANS
 
   /// Y = alpha A X + beta Y (beta == 0: Y is not read). mode must be Teuchos::NO_TRANS.
   void apply(const multivector_type& X, multivector_type& Y, Teuchos::ETransp mode = Teuchos::NO_TRANS,
@@ -193,7 +195,7 @@ class TpetraOperator : public Tpetra::Operator<double, int, long long, Node> {
     local_ = local;
   }
 
-  const crs_matrix_type& matrix() const { return *A_; }
+  const crs_matrix_type& matrix() const { return *A_; }  ///< the Tpetra matrix A
   /// What the local plans chose (this rank).
   std::string plan_description() const { return "SpMV: " + spmv_->describe() + "\nSpMM: " + spmm_->describe(); }
 
@@ -261,16 +263,20 @@ typename TpetraOperator<Node>::local_matrix_type local_diagonal_block(
       if (owned[cols(k)] >= 0) entries.push_back({i, static_cast<int64_t>(owned[cols(k)]), vals(k)});
   return to_crs<local_matrix_type>(HostCsr::from_triplets(n, n, std::move(entries)), "Sprocket::local_diagonal_block");
 }
-
+/// A Tpetra::Operator applying a Sprocket preconditioner of each rank's diagonal block (see the file comment).
 template <class Node = Tpetra::Map<>::node_type>
 class TpetraLocalPreconditioner : public Tpetra::Operator<double, int, long long, Node> {
  public:
-  using crs_matrix_type = Tpetra::CrsMatrix<double, int, long long, Node>;
+  using crs_matrix_type = Tpetra::CrsMatrix<double, int, long long, Node>;  ///< the Tpetra matrix type
+  /// The Tpetra multivector type of X and Y
   using multivector_type = Tpetra::MultiVector<double, int, long long, Node>;
-  using map_type = Tpetra::Map<int, long long, Node>;
+  using map_type = Tpetra::Map<int, long long, Node>;  ///< the Tpetra map type
+  /// The diagonal block's type, a KokkosSparse::CrsMatrix
   using local_matrix_type = typename TpetraOperator<Node>::local_matrix_type;
-  using device_type = typename local_matrix_type::device_type;
+  using device_type = typename local_matrix_type::device_type;  ///< Kokkos device of the diagonal block
+  /// The Sprocket preconditioner applied on each rank
   using preconditioner_type = Preconditioner<double, device_type>;
+  /// Builds the preconditioner from the diagonal block
   using factory_type = std::function<std::shared_ptr<preconditioner_type>(const local_matrix_type&)>;
 
   /// `make` builds the Sprocket preconditioner of the rank's diagonal block, for example
@@ -285,9 +291,9 @@ class TpetraLocalPreconditioner : public Tpetra::Operator<double, int, long long
     SPROCKET_REQUIRE(M_ != nullptr, "TpetraLocalPreconditioner: the factory returned no preconditioner");
   }
 
-  Teuchos::RCP<const map_type> getDomainMap() const override { return map_; }
-  Teuchos::RCP<const map_type> getRangeMap() const override { return map_; }
-  bool hasTransposeApply() const override { return false; }
+  Teuchos::RCP<const map_type> getDomainMap() const override { return map_; }  ///< A's row map
+  Teuchos::RCP<const map_type> getRangeMap() const override { return map_; }  ///< A's row map
+  bool hasTransposeApply() const override { return false; }  ///< false: only mode NO_TRANS
 
   /// Y = alpha M^{-1} X + beta Y, M^{-1} the local preconditioner on every rank's rows.
   void apply(const multivector_type& X, multivector_type& Y, Teuchos::ETransp mode = Teuchos::NO_TRANS,
@@ -309,8 +315,9 @@ class TpetraLocalPreconditioner : public Tpetra::Operator<double, int, long long
     Y.update(alpha, *z_, beta);
   }
 
+  /// The Sprocket preconditioner of this rank's block
   const preconditioner_type& local_preconditioner() const { return *M_; }
-  const local_matrix_type& local_block() const { return block_; }
+  const local_matrix_type& local_block() const { return block_; }  ///< this rank's diagonal block
 
  private:
   Teuchos::RCP<const map_type> map_;

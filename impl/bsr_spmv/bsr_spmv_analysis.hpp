@@ -207,17 +207,18 @@ void bsr_refresh_upper_part(BsrSpmvAnalysis<BsrType>& an, const std::vector<int6
       to_device_view<typename BsrType::value_type, Device>(part.values, "Sprocket::bsr_spmv::upper_values");
 }
 
-/// padded's copy of A's values.
+/// padded's copy of A's values, in a new View each time: copies of a plan share the old one and
+/// keep their values (Sprocket_Operator.hpp, "Copies").
 template <class BsrType>
 void bsr_refresh_padded(BsrSpmvAnalysis<BsrType>& an) {
   using execution_space = typename BsrType::execution_space;
   const int64_t b = an.A.block_size();
   const int64_t size = static_cast<int64_t>(an.A.num_blocks()) * b * ((b + 7) / 8 * 8);
-  if (static_cast<int64_t>(an.padded.extent(0)) != size)
-    an.padded = Kokkos::View<typename BsrType::value_type*, typename BsrType::device_type>(
-        Kokkos::ViewAllocateWithoutInitializing("Sprocket::bsr_spmv::padded_values"), size);
-  bsr_pad_values(execution_space(), an.padded, an.A.values, b);
+  const Kokkos::View<typename BsrType::value_type*, typename BsrType::device_type> padded(
+      Kokkos::ViewAllocateWithoutInitializing("Sprocket::bsr_spmv::padded_values"), size);
+  bsr_pad_values(execution_space(), padded, an.A.values, b);
   execution_space().fence();
+  an.padded = padded;
 }
 
 /// Contiguous block-row ranges with about equal stored blocks (+ 1 per block row), one per host

@@ -54,10 +54,18 @@ class BsrSpmvPlan : public Impl::LinearOperator<BsrSpmvPlan<BsrType>, typename B
   int64_t num_rows() const { return analysis_.A.numRows(); }
   int64_t num_cols() const { return analysis_.A.numCols(); }
 
+  /// The kernel every apply runs (never automatic).
   BsrKernel kernel() const { return choice_.kernel; }
   /// The resolved backend: Backend::native or Backend::portable.
   Backend backend() const { return choice_.backend; }
+  /// Why backend() and kernel(): forced, or the automatic rule and what it compared.
+  const std::string& backend_reason() const { return choice_.why; }
+  const std::string& kernel_reason() const { return choice_.why; }
+  /// The options as requested (what was chosen: backend(), kernel()).
+  const BsrSpmvOptions& options() const { return options_; }
   const BsrType& matrix() const { return analysis_.A; }
+  /// The device-side analysis every backend reads (A, host parts, padded or packed copies).
+  const Impl::BsrSpmvAnalysis<BsrType>& analysis() const { return analysis_; }
 
   std::string describe() const {
     const BsrType& A = analysis_.A;

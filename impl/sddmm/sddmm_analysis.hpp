@@ -28,6 +28,18 @@ template <class Scalar, class Device>
 struct SddmmWorkspace {
   Kokkos::View<Scalar*, Device> packed_a, packed_b;
   Kokkos::View<Scalar*, Device> partial;
+
+  // A copy starts empty (grown again by its first apply): copies of a plan never share it
+  // (Sprocket_Operator.hpp, "Copies"); a move keeps it.
+  SddmmWorkspace() = default;
+  KOKKOS_FUNCTION SddmmWorkspace(const SddmmWorkspace&) {}
+  SddmmWorkspace(SddmmWorkspace&&) = default;
+  KOKKOS_FUNCTION SddmmWorkspace& operator=(const SddmmWorkspace& other) {
+    if (this != &other) packed_a = packed_b = partial = Kokkos::View<Scalar*, Device>();
+    return *this;
+  }
+  SddmmWorkspace& operator=(SddmmWorkspace&&) = default;
+  ~SddmmWorkspace() = default;
 };
 
 /// Everything an apply reads, on the plan's device.

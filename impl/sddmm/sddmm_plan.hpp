@@ -156,21 +156,32 @@ class SddmmPlan {
   SddmmKernel kernel_for(int64_t K, std::string* why = nullptr) const {
     return Impl::sddmm_choose_kernel(analysis_, K, why);
   }
+  /// The options as requested (what was chosen: backend(), kernel_for(K)).
   const SddmmOptions& options() const { return options_; }
+  /// Why backend(): the requested one and what the execution space has.
+  const std::string& backend_reason() const { return backend_reason_; }
   const analysis_type& analysis() const { return analysis_; }
 
-  /// out = S o (A * B^T) on S's entries (scaled form, beta = 0).
+  /// out = alpha * w o (A * B^T) + beta * out on S's entries, the form named: w = S's values
+  /// (SddmmForm::scaled) or 1 (SddmmForm::pattern, cuSPARSE's), on a default instance.
   template <class AView, class BView, class OutView>
-  void apply(const AView& A, const BView& B, const OutView& out) const {
+  void apply(SddmmForm form, scalar_type alpha, const AView& A, const BView& B, scalar_type beta,
+             const OutView& out) const {
+    apply(execution_space(), form, alpha, A, B, beta, out);
+  }
+  /// out = S o (A * B^T): the scaled form with alpha = 1, beta = 0.
+  template <class AView, class BView, class OutView>
+  [[deprecated("name the form: apply(SddmmForm::scaled, 1, A, B, 0, out)")]] void apply(const AView& A, const BView& B,
+                                                                                     const OutView& out) const {
     apply(execution_space(), SddmmForm::scaled, scalar_type(1), A, B, scalar_type(0), out);
   }
-  /// out = alpha * (A * B^T) o spy(S) + beta * out (pattern form, cuSPARSE's).
+  /// out = alpha * (A * B^T) o spy(S) + beta * out: the pattern form.
   template <class AView, class BView, class OutView>
-  void apply(scalar_type alpha, const AView& A, const BView& B, scalar_type beta, const OutView& out) const {
+  [[deprecated("name the form: apply(SddmmForm::pattern, alpha, A, B, beta, out)")]] void apply(
+      scalar_type alpha, const AView& A, const BView& B, scalar_type beta, const OutView& out) const {
     apply(execution_space(), SddmmForm::pattern, alpha, A, B, beta, out);
   }
-  /// Either form on an execution-space instance: out = alpha * w o (A * B^T) + beta * out with w
-  /// S's values (scaled) or 1 (pattern).
+  /// Either form on an execution-space instance (the kernels queue on it).
   template <class AView, class BView, class OutView>
   void apply(const execution_space& space, SddmmForm form, scalar_type alpha, const AView& A, const BView& B,
              scalar_type beta, const OutView& out) const {

@@ -30,6 +30,7 @@
 #include "Sprocket_Memory.hpp"
 #include "Sprocket_Operator.hpp"
 #include "Sprocket_Spgemm.hpp"
+#include "impl/common/plan_copies.hpp"
 #include "impl/spgemm/cuda/spgemm_cuda_schedule.hpp"
 #include "impl/spgemm/spgemm_defaults.hpp"
 
@@ -90,7 +91,8 @@ struct SpgemmHostSchedule {
   int64_t hash_slots = 0;                ///< slots of a worker's hash table (power of two)
   int64_t dense_columns = 0;             ///< columns of a worker's dense accumulator
   int64_t global_slots = 0;              ///< slots of a worker's global hash table
-  std::shared_ptr<SpgemmHostWorkspace> workspace;  ///< kept for numeric re-runs
+  /// Kept for numeric re-runs; a copy of a plan starts without one (grown by its next pass).
+  EmptyOnCopy<std::shared_ptr<SpgemmHostWorkspace>> workspace;
   std::shared_ptr<SpgemmHostColumnWords> b_words;  ///< B's column words, when they fold enough
   std::shared_ptr<SpgemmHostColumnRuns> b_runs;    ///< B's column runs, when they are long enough
 };

@@ -128,7 +128,10 @@ template <bool first, class ExecSpace, class CrsType, class Analysis>
 void spgemm_numeric(const ExecSpace& space, const CrsType& A, const CrsType& B, Analysis& an, const CrsType& C) {
   if (an.nnz_c == 0) return;
   if (an.backend == Backend::native) {
-    if constexpr (is_host_space_v<ExecSpace>) return host::spgemm_numeric<first>(space, A, B, an, C);
+    if constexpr (is_host_space_v<ExecSpace>) {
+      host::ensure_workspace<typename CrsType::non_const_value_type>(an);
+      return host::spgemm_numeric<first>(space, A, B, an, C);
+    }
 #ifdef KOKKOS_ENABLE_CUDA
     if constexpr (is_cuda_space_v<ExecSpace> &&
                   spgemm_has_native_v<ExecSpace, typename CrsType::non_const_value_type>)

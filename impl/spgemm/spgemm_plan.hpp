@@ -31,7 +31,7 @@ class SpgemmPlan {
 
   /// Analysis and symbolic pass for C = A * B: afterwards C's row map and nnz are known and
   /// every later phase has been checked against the memory limit (ResourceError otherwise).
-  SpgemmPlan(const CrsType& A, const CrsType& B, const SpgemmOptions& options = {}) {
+  SpgemmPlan(const CrsType& A, const CrsType& B, const SpgemmOptions& options = {}) : options_(options) {
     Impl::spgemm_check_options(options);
     an_.backend = Impl::spgemm_resolve_backend<execution_space, scalar_type>(options.backend, &backend_reason_);
     an_.options = Impl::spgemm_resolve_options<execution_space>(options, an_.backend);
@@ -84,7 +84,13 @@ class SpgemmPlan {
   const SpgemmRowCounts& numeric_rows() const { return an_.numeric_rows; }
   /// Bytes by phase and the peak (see SpgemmMemory).
   const SpgemmMemory& memory() const { return an_.memory; }
-  const SpgemmOptions& options() const { return an_.options; }
+  /// The options as requested (what was chosen: backend(), resolved_options(), the balances).
+  const SpgemmOptions& options() const { return options_; }
+  /// The options the passes run with: the requested ones, automatic thresholds resolved for the
+  /// backend.
+  const SpgemmOptions& resolved_options() const { return an_.options; }
+  /// Why backend(): the requested one and what the execution space and scalar have.
+  const std::string& backend_reason() const { return backend_reason_; }
   const analysis_type& analysis() const { return an_; }
 
   /// The numeric pass into a new C (its columns and values): A and B must have the patterns the
@@ -175,6 +181,7 @@ class SpgemmPlan {
                      an_.nnz_b, " (the patterns must be the analysed ones; their values may change)");
   }
 
+  SpgemmOptions options_;
   std::string backend_reason_;
   analysis_type an_;
 };

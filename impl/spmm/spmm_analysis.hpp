@@ -21,7 +21,8 @@
 // c % tile_cols_max, so the kernel stages B(c, :) into slot c % tile_cols_max without an
 // indirection array.
 //
-// permutation[k] = index in A's original entries/values of reordered entry k (update_values()).
+// permutation[k] = index in A's original entries/values of reordered entry k (SpmmPlan::update_values(A)
+// gathers A's values through it).
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <chrono>
@@ -83,17 +84,30 @@ SpmmTiling spmm_plan_tiling(const SpmmTiling& requested, SpmmTarget target, int6
 
 /// Host kernels' workspaces, grown by the first apply that needs them: a row-major copy of a
 /// LayoutLeft B, and per-thread panel scratch for aspt with a column-major C.
+/// A copy starts empty (grown again by its first apply): copies of a plan never share it
+/// (Sprocket_Operator.hpp, "Copies"); a move keeps it.
 template <class Scalar, class Device>
 struct SpmmHostWorkspace {
   Kokkos::View<Scalar*, Device> packed;
   Kokkos::View<Scalar*, Device> scratch;
+
+  SpmmHostWorkspace() = default;
+  KOKKOS_FUNCTION SpmmHostWorkspace(const SpmmHostWorkspace&) {}
+  SpmmHostWorkspace(SpmmHostWorkspace&&) = default;
+  KOKKOS_FUNCTION SpmmHostWorkspace& operator=(const SpmmHostWorkspace& other) {
+    if (this != &other) packed = scratch = Kokkos::View<Scalar*, Device>();
+    return *this;
+  }
+  SpmmHostWorkspace& operator=(SpmmHostWorkspace&&) = default;
+  ~SpmmHostWorkspace() = default;
 };
 
 /// What the plan computed once, on the plan's device, as every backend's spmm_apply receives it.
 /// entries and values are the reordered copy of A (row_map is A's); the plan's reordered_matrix()
 /// shares them. The host workspace is mutable: a const analysis is what apply() hands the
 /// backends, and a host apply with LayoutLeft operands grows it (so such applies on one plan
-/// must not run concurrently; see "Thread safety" in Sprocket_Spmm.hpp).
+/// must not run concurrently; see "Thread safety" in Sprocket_Spmm.hpp). A copy of the analysis
+/// starts with an empty workspace of its own.
 template <class Scalar, class Ordinal, class Offset, class Device>
 struct SpmmAnalysis {
   // Decisions (spmm_dispatch.hpp resolved the backend; spmm_analyse chose the kernel).

@@ -14,6 +14,7 @@
 
 #include "Sprocket_Spmv.hpp"
 #include "Sprocket_Validate.hpp"
+#include "impl/common/plan_copies.hpp"
 #include "impl/common/same_pattern.hpp"
 #include "impl/spmm/spmm_analysis.hpp"
 #include "impl/spmm/spmm_dispatch.hpp"
@@ -69,7 +70,12 @@ class SpmmPlan : public Impl::LinearOperator<SpmmPlan<CrsType>, typename CrsType
   /// The tiling the analysis used: the options with defaults filled in.
   const SpmmTiling& tiling() const { return tiling_; }
   const SpmmTilingStats& stats() const { return report_.stats; }
+  /// The options as requested (what was chosen: backend(), kernel(), tiling()).
   const SpmmOptions& options() const { return options_; }
+  /// Why backend(): the requested one and what the execution space has.
+  const std::string& backend_reason() const { return backend_reason_; }
+  /// Why kernel(): "forced", or the automatic rule with the numbers it compared.
+  const std::string& kernel_reason() const { return report_.kernel_reason; }
   /// Fraction of the nonzeros in heavy tiles (0 for an empty matrix).
   double heavy_fraction() const {
     return nnz() > 0 ? static_cast<double>(stats().heavy_nnz) / static_cast<double>(nnz()) : 0.0;
@@ -89,9 +95,17 @@ class SpmmPlan : public Impl::LinearOperator<SpmmPlan<CrsType>, typename CrsType
   void update_values(const CrsType& A) { update_values(execution_space(), A); }
   void update_values(const execution_space& space, const CrsType& A) {
     Impl::require_same_crs_pattern(space, "SpmmPlan::update_values", A, A_);
-    A_ = A;
-    Impl::spmm_gather_values(space, analysis_.values, A_.values, analysis_.permutation);
+    // Gathered into a new View, not the old one: copies of this plan share the old one and must
+    // keep their values (Sprocket_Operator.hpp, "Copies").
+    Kokkos::View<scalar_type*, device_type> values(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmm::values"),
+                                                   analysis_.values.extent(0));
+    Impl::spmm_gather_values(space, values, A.values, analysis_.permutation);
     space.fence();
+    A_ = A;
+    analysis_.values = values;
+    reordered_ = CrsType("Sprocket::spmm::reordered", A_.numRows(), A_.numCols(), static_cast<offset_type>(nnz()),
+                         analysis_.values, A_.graph.row_map, analysis_.entries);
+    if (transpose_) transpose_->update_values(space, reordered_);
   }
   /// The values of the matrix the plan was built on (or last updated with), re-read.
   [[deprecated("call update_values(A): the same for every plan")]] void update_values() { update_values(A_); }
@@ -169,7 +183,8 @@ class SpmmPlan : public Impl::LinearOperator<SpmmPlan<CrsType>, typename CrsType
   analysis_type analysis_;
   Impl::SpmmAnalysisReport report_;
   CrsType reordered_;
-  mutable std::shared_ptr<SpmvPlan<CrsType>> transpose_;  ///< built on the first transposed apply
+  /// Built on the first transposed apply; not shared by copies (each copy has its own values).
+  mutable Impl::EmptyOnCopy<std::shared_ptr<SpmvPlan<CrsType>>> transpose_;
 };
 
 }  // namespace Sprocket

@@ -13,6 +13,7 @@
 #include "Sprocket_Validate.hpp"
 #include "impl/spmv/spmv_analysis.hpp"
 #include "impl/spmv/spmv_autotune.hpp"
+#include "impl/common/plan_copies.hpp"
 #include "impl/common/same_pattern.hpp"
 #include "impl/spmv/spmv_dispatch.hpp"
 
@@ -80,15 +81,23 @@ class SpmvPlan : public Impl::LinearOperator<SpmvPlan<CrsType>, typename CrsType
     std::ostringstream os;
     os << "SpmvPlan<" << (std::is_same_v<scalar_type, float> ? "float" : "double") << "> on "
        << execution_space::name() << "\n"
-       << "  backend " << to_string(options_.backend) << " (" << Impl::spmv_target_why<execution_space>(options_.backend, target_)
-       << ")\n"
+       << "  backend " << to_string(backend()) << " (" << backend_reason() << ")\n"
        << schedule_.describe();
     if (!autotune_report_.empty()) os << autotune_report_;
     os << "  values: read from A's values View at every apply (no copy), both modes\n";
     return os.str();
   }
 
+  /// The implementation family the plan runs: Backend::native (the host or CUDA kernels) or
+  /// Backend::portable (never automatic).
+  Backend backend() const {
+    return target_ == SpmvTarget::host || target_ == SpmvTarget::cuda ? Backend::native : Backend::portable;
+  }
+  /// Why that backend: the requested one and what the execution space has.
+  std::string backend_reason() const { return Impl::spmv_target_why<execution_space>(options_.backend, target_); }
+  /// The kernels chosen, bin by bin, and who decided them (schedule().decided_by_text()).
   const SpmvSchedule& schedule() const { return schedule_; }
+  /// The options as requested (what was chosen: backend(), schedule(), target()).
   const SpmvOptions& options() const { return options_; }
   SpmvTarget target() const { return target_; }
   const CrsType& matrix() const { return A_; }
@@ -129,7 +138,8 @@ class SpmvPlan : public Impl::LinearOperator<SpmvPlan<CrsType>, typename CrsType
   Impl::SpmvColumnIndexCopies<device_type> column_copies_;
   analysis_type analysis_;
   std::string autotune_report_;
-  mutable std::shared_ptr<const transpose_type> transpose_;
+  /// Not shared by copies: the dispatch writes the values of A^T into it at every transposed apply.
+  mutable Impl::EmptyOnCopy<std::shared_ptr<const transpose_type>> transpose_;
 };
 
 }  // namespace Sprocket

@@ -2,6 +2,10 @@
 //  - separate plans may be applied at the same time from different host threads;
 //  - one SpmvPlan (mode "N") and one BsrSpmvPlan (every kernel, the symmetric one's spill workspace
 //    included) may be applied from several host threads at once;
+//  - copies of a plan are independent (Sprocket_Operator.hpp, "Copies"): copies of SpmvPlan,
+//    SpmmPlan, SddmmPlan and SpgemmPlan, made after the original grew its workspaces or cached
+//    transpose and given other values by update_values, run at the same time and each equals the
+//    reference with its own values;
 //  - the memory ceiling's functions are thread-safe.
 // Kokkos 3.4's OpenMP backend runs work from several host threads only inside
 // Kokkos::OpenMP::partition_master (each partition its own thread pool); elsewhere a dispatch
@@ -16,6 +20,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <cmath>
 #include <cstdint>
 #include <iostream>
@@ -35,6 +40,9 @@
 #include "Sprocket_Generators.hpp"
 #include "Sprocket_Memory.hpp"
 #include "Sprocket_Reference.hpp"
+#include "Sprocket_Sddmm.hpp"
+#include "Sprocket_Spgemm.hpp"
+#include "Sprocket_Spmm.hpp"
 #include "Sprocket_Spmv.hpp"
 #include "sprocket_test_utils.hpp"
 
@@ -171,6 +179,196 @@ void apply_in_partitions(const std::vector<const Plan*>& plans, const HostCsr& A
   EXPECT_GE(overlapped, 3) << "the applies did not run at the same time: the test would not see shared state";
 }
 #endif
+
+#ifdef SPROCKET_HAVE_PARTITIONS
+/// One partition's part in the copy tests: `apply` runs its copy of a plan on its own operands
+/// into its own output (after `poison` wrote NaN there), `read` returns the output, `expected`
+/// and `bound` the serial reference and the rounding bound of each entry.
+struct PartitionWork {
+  std::function<void()> poison, apply;
+  std::function<std::vector<double>()> read;
+  std::vector<double> expected, bound;
+};
+
+/// Bounds of a sum of `terms` products whose absolute values sum to scale[i], in Scalar = double.
+std::vector<double> rounding_bounds(std::vector<double> scale, int64_t terms) {
+  const double factor = 4.0 * std::numeric_limits<double>::epsilon() * static_cast<double>(terms + 2);
+  for (double& b : scale) b = factor * b + std::numeric_limits<double>::min();
+  return scale;
+}
+
+/// apply_in_partitions for any work: every partition's apply at the same time, `repeats` times,
+/// each result checked (a failure per partition, its first mismatch); asserts that the applies
+/// overlapped.
+void run_together(const std::vector<PartitionWork>& work) {
+  using Clock = std::chrono::steady_clock;
+  std::vector<std::string> failures(num_partitions);
+  std::vector<std::vector<std::pair<Clock::time_point, Clock::time_point>>> spans(
+      num_partitions, std::vector<std::pair<Clock::time_point, Clock::time_point>>(repeats));
+  Barrier barrier(num_partitions);
+  const int ran = in_partitions([&](int p) {
+    const PartitionWork& w = work[p];
+    for (int r = 0; r < repeats; ++r) {
+      w.poison();
+      barrier.arrive_and_wait();
+      spans[p][r].first = Clock::now();
+      w.apply();
+      Space().fence();
+      spans[p][r].second = Clock::now();
+      if (!failures[p].empty()) continue;
+      const std::vector<double> got = w.read();
+      for (size_t i = 0; i < got.size() && failures[p].empty(); ++i)
+        if (!(std::fabs(got[i] - w.expected[i]) <= w.bound[i]))  // also catches NaN
+          failures[p] = "partition " + std::to_string(p) + ", repeat " + std::to_string(r) + ", entry " +
+                        std::to_string(i) + ": got " + std::to_string(got[i]) + ", expected " +
+                        std::to_string(w.expected[i]);
+    }
+  });
+  ASSERT_EQ(ran, num_partitions) << "nested OpenMP did not start " << num_partitions << " partitions";
+  int overlapped = 0;
+  for (int r = 0; r < repeats; ++r)
+    overlapped += std::max(spans[0][r].first, spans[1][r].first) < std::min(spans[0][r].second, spans[1][r].second);
+  std::cout << "[sprocket] applies overlapped in " << overlapped << " of " << repeats << " repeats\n";
+  EXPECT_GE(overlapped, 3) << "the applies did not run at the same time: the test would not see shared state";
+  for (const std::string& f : failures) EXPECT_TRUE(f.empty()) << f;
+}
+
+/// A with other values (same pattern).
+HostCsr revalued(const HostCsr& A, uint64_t salt) {
+  HostCsr B = A;
+  B.values = random_vector(A.nnz(), salt);
+  return B;
+}
+
+using Block = Kokkos::View<double**, Kokkos::LayoutLeft, Device>;
+#endif
+
+// Mode T of a cached-transpose SpmvPlan writes A's values into its transpose before every
+// transposed apply: a copy that shared the original's transpose would mix the two matrices.
+TEST(Concurrency, CopiesOfAnSpmvPlanInModeT) {
+#ifdef SPROCKET_HAVE_PARTITIONS
+  std::cout << "seed " << test_seed() << "\n";
+  const HostCsr A0 = random_csr(150000, 120000, 12, 50), A1 = revalued(A0, 51);
+  const Crs a0 = to_crs<Crs>(A0), a1 = to_crs<Crs>(A1);
+  const SpmvPlan<Crs> original(a0);
+  original.apply("T", 1.0, Vec("x", A0.num_rows), 0.0, Vec("y", A0.num_cols));  // builds the transpose
+  SpmvPlan<Crs> copy = original;
+  copy.update_values(a1);
+  const SpmvPlan<Crs>* plans[] = {&original, &copy};
+  const HostCsr* matrices[] = {&A0, &A1};
+  std::vector<PartitionWork> work(num_partitions);
+  for (int p = 0; p < num_partitions; ++p) {
+    const HostCsr& A = *matrices[p];
+    const std::vector<double> x = random_vector(A.num_rows, 52 + p);
+    const Vec xv = to_view<Vec>(x, "x"), yv("y", A.num_cols);
+    std::vector<double> y(A.num_cols, 0.0), scale(A.num_cols, 0.0), abs_x(x.size());
+    reference::spmv("T", 1.0, A, x, 0.0, y);
+    for (size_t i = 0; i < x.size(); ++i) abs_x[i] = std::fabs(x[i]);
+    reference::spmv("T", 1.0, absolute(A), abs_x, 0.0, scale);
+    const SpmvPlan<Crs>* plan = plans[p];
+    work[p] = {[yv] { Kokkos::deep_copy(yv, std::nan("")); }, [plan, xv, yv] { plan->apply("T", 1.0, xv, 0.0, yv); },
+               [yv] { return to_host_vector(yv); }, y, rounding_bounds(scale, longest_dot("T", A))};
+  }
+  run_together(work);
+#else
+  GTEST_SKIP() << "needs Kokkos 3.x with OpenMP (partition_master)";
+#endif
+}
+
+// An SpmmPlan's host kernels copy a LayoutLeft B row-major into a workspace, and update_values
+// gathers A's values into the plan's reordered copy: copies share neither.
+TEST(Concurrency, CopiesOfAnSpmmPlanWithColumnMajorBlocks) {
+#ifdef SPROCKET_HAVE_PARTITIONS
+  const HostCsr A0 = random_csr(120000, 100000, 10, 60), A1 = revalued(A0, 61);
+  const Crs a0 = to_crs<Crs>(A0), a1 = to_crs<Crs>(A1);
+  constexpr int64_t K = 8;  // LayoutLeft with K >= 4: packed into the workspace
+  const SpmmPlan<Crs> original(a0);
+  original.apply("N", 1.0, Block("B", A0.num_cols, K), 0.0, Block("C", A0.num_rows, K));  // grows the workspace
+  SpmmPlan<Crs> copy = original;
+  copy.update_values(a1);
+  const SpmmPlan<Crs>* plans[] = {&original, &copy};
+  const HostCsr* matrices[] = {&A0, &A1};
+  std::vector<PartitionWork> work(num_partitions);
+  for (int p = 0; p < num_partitions; ++p) {
+    const HostCsr& A = *matrices[p];
+    const HostDense X = random_dense(A.num_cols, K, 62 + p);
+    HostDense abs_X = X;
+    for (double& v : abs_X.data) v = std::fabs(v);
+    HostDense Y(A.num_rows, K), scale(A.num_rows, K);
+    reference::spmm("N", 1.0, A, X, 0.0, Y);
+    reference::spmm("N", 1.0, absolute(A), abs_X, 0.0, scale);
+    const Block Xv = to_view<Block>(X, "B"), Yv("C", A.num_rows, K);
+    const SpmmPlan<Crs>* plan = plans[p];
+    work[p] = {[Yv] { Kokkos::deep_copy(Yv, std::nan("")); }, [plan, Xv, Yv] { plan->apply("N", 1.0, Xv, 0.0, Yv); },
+               [Yv] { return to_host_dense(Yv).data; }, Y.data, rounding_bounds(scale.data, longest_dot("N", A))};
+  }
+  run_together(work);
+#else
+  GTEST_SKIP() << "needs Kokkos 3.x with OpenMP (partition_master)";
+#endif
+}
+
+// An SddmmPlan's host kernels copy LayoutLeft A and B row-major into a workspace.
+TEST(Concurrency, CopiesOfAnSddmmPlanWithColumnMajorOperands) {
+#ifdef SPROCKET_HAVE_PARTITIONS
+  const HostCsr S0 = random_csr(100000, 90000, 12, 70), S1 = revalued(S0, 71);
+  const Crs s0 = to_crs<Crs>(S0), s1 = to_crs<Crs>(S1);
+  constexpr int64_t K = 8;
+  const SddmmPlan<Crs> original(s0);
+  original.apply(SddmmForm::scaled, 1.0, Block("A", S0.num_rows, K), Block("B", S0.num_cols, K), 0.0,
+                 Vec("out", S0.nnz()));  // grows the workspace
+  SddmmPlan<Crs> copy = original;
+  copy.update_values(s1);
+  const SddmmPlan<Crs>* plans[] = {&original, &copy};
+  const HostCsr* matrices[] = {&S0, &S1};
+  std::vector<PartitionWork> work(num_partitions);
+  for (int p = 0; p < num_partitions; ++p) {
+    const HostCsr& S = *matrices[p];
+    const HostDense A = random_dense(S.num_rows, K, 72 + 2 * p), B = random_dense(S.num_cols, K, 73 + 2 * p);
+    HostDense abs_A = A, abs_B = B;
+    for (double& v : abs_A.data) v = std::fabs(v);
+    for (double& v : abs_B.data) v = std::fabs(v);
+    const Block Av = to_view<Block>(A, "A"), Bv = to_view<Block>(B, "B");
+    const Vec out("out", S.nnz());
+    const SddmmPlan<Crs>* plan = plans[p];
+    work[p] = {[out] { Kokkos::deep_copy(out, std::nan("")); },
+               [plan, Av, Bv, out] { plan->apply(SddmmForm::scaled, 1.0, Av, Bv, 0.0, out); },
+               [out] { return to_host_vector(out); }, reference::sddmm(S, A, B).values,
+               rounding_bounds(reference::sddmm(absolute(S), abs_A, abs_B).values, K)};
+  }
+  run_together(work);
+#else
+  GTEST_SKIP() << "needs Kokkos 3.x with OpenMP (partition_master)";
+#endif
+}
+
+// An SpgemmPlan's host numeric pass keeps its accumulators (hash tables, dense rows) in a
+// workspace from the symbolic pass on: copies get their own.
+TEST(Concurrency, CopiesOfAnSpgemmPlan) {
+#ifdef SPROCKET_HAVE_PARTITIONS
+  const HostCsr A0 = random_csr(40000, 30000, 10, 80), A1 = revalued(A0, 81), B = random_csr(30000, 35000, 10, 82);
+  const Crs a0 = to_crs<Crs>(A0), a1 = to_crs<Crs>(A1), b = to_crs<Crs>(B);
+  SpgemmPlan<Crs> original(a0, b);
+  SpgemmPlan<Crs> copy = original;
+  SpgemmPlan<Crs>* plans[] = {&original, &copy};
+  const Crs* lefts[] = {&a0, &a1};
+  const HostCsr* matrices[] = {&A0, &A1};
+  std::vector<PartitionWork> work(num_partitions);
+  for (int p = 0; p < num_partitions; ++p) {
+    SpgemmPlan<Crs>* plan = plans[p];
+    const Crs C = plan->numeric(*lefts[p], b);  // sorted columns: the reference's order
+    const HostCsr expected = reference::spgemm(*matrices[p], B);
+    ASSERT_EQ(to_host_csr(C).entries, expected.entries);
+    const Crs a = *lefts[p];
+    work[p] = {[C] { Kokkos::deep_copy(C.values, std::nan("")); }, [plan, a, b, C] { plan->numeric(a, b, C); },
+               [C] { return to_host_vector(C.values); }, expected.values,
+               rounding_bounds(reference::spgemm(absolute(*matrices[p]), absolute(B)).values, 200)};
+  }
+  run_together(work);
+#else
+  GTEST_SKIP() << "needs Kokkos 3.x with OpenMP (partition_master)";
+#endif
+}
 
 TEST(Concurrency, SeparateSpmvPlansFromTwoThreads) {
 #ifdef SPROCKET_HAVE_PARTITIONS

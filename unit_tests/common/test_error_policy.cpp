@@ -442,16 +442,16 @@ TEST(ErrorPolicy, SddmmPlan) {
   const SddmmPlan<Crs> plan(S);
   RowMajor A35("A", 3, 5), A25("A", 2, 5), B45("B", 4, 5), B46("B", 4, 6);
   Vector out("out", nnz), short_out("short", nnz + 2);
-  EXPECT_TRUE(invalid([&] { plan.apply(A25, B45, out); }, {"A is 2 x 5 and B is 4 x 5; S is 3 x 4"}));
-  EXPECT_TRUE(invalid([&] { plan.apply(A35, B46, out); }, {"A is 3 x 5 and B is 4 x 6"}));
-  EXPECT_TRUE(invalid([&] { plan.apply(A35, B45, short_out); },
+  EXPECT_TRUE(invalid([&] { plan.apply(SddmmForm::scaled, 1.0, A25, B45, 0.0, out); }, {"A is 2 x 5 and B is 4 x 5; S is 3 x 4"}));
+  EXPECT_TRUE(invalid([&] { plan.apply(SddmmForm::scaled, 1.0, A35, B46, 0.0, out); }, {"A is 3 x 5 and B is 4 x 6"}));
+  EXPECT_TRUE(invalid([&] { plan.apply(SddmmForm::scaled, 1.0, A35, B45, 0.0, short_out); },
                       {"out holds " + std::to_string(nnz + 2) + " values, S has " + std::to_string(nnz) + " entries"}));
   // The layout of out matters: S's values in order, contiguous.
   RowMajor two("two", nnz, 2);
   const auto strided = Kokkos::subview(two, Kokkos::ALL(), 0);
   if (nnz > 1)
-    EXPECT_TRUE(invalid([&] { plan.apply(A35, B45, strided); }, {"out must be contiguous (stride 2)"}));
-  EXPECT_NO_THROW(plan.apply(A35, B45, out));
+    EXPECT_TRUE(invalid([&] { plan.apply(SddmmForm::scaled, 1.0, A35, B45, 0.0, strided); }, {"out must be contiguous (stride 2)"}));
+  EXPECT_NO_THROW(plan.apply(SddmmForm::scaled, 1.0, A35, B45, 0.0, out));
 
   // COO: three arrays of one length, indices in range; aspt needs CSR.
   Kokkos::View<int*, Device> rows("rows", 2), cols("cols", 2), cols3("cols3", 3);

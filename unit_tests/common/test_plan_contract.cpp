@@ -7,7 +7,12 @@
 //  - between an in-place change and update_values, the modes of one plan agree (the old values
 //    everywhere for a plan that copies them, the new everywhere for one that reads A);
 //  - a different pattern (another column order, an entry moved, another size) throws
-//    InvalidArgument naming update_values.
+//    InvalidArgument naming update_values;
+//  - copies ("Copies"): a copy, made after the original built its caches, given other values by
+//    update_values, leaves the original's results alone, and the other way round (copies run
+//    concurrently in test_concurrency);
+//  - accessors ("Accessors"): backend() resolved, backend_reason() in describe(), options() as
+//    requested.
 // Inputs drawn from the run's seed; outputs poisoned with NaN before every apply.
 //
 // No device code here (nvcc refuses extended lambdas in gtest's private TestBody).
@@ -27,11 +32,14 @@
 #include "Sprocket_Preconditioners.hpp"
 #include "Sprocket_Reference.hpp"
 #include "Sprocket_Sddmm.hpp"
+#include "Sprocket_Spgemm.hpp"
 #include "Sprocket_Spmm.hpp"
 #include "Sprocket_Spmv.hpp"
 #include "precond/precond_test_utils.hpp"
 #include "sprocket_test_types.hpp"
 #include "sprocket_test_utils.hpp"
+#include "sddmm/sddmm_test_utils.hpp"
+#include "spgemm/spgemm_test_utils.hpp"
 
 namespace {
 
@@ -182,7 +190,7 @@ TYPED_TEST(PlanContract, SddmmPlanReadsSsValues) {
   const auto agrees = [&](const SddmmPlan<TypeParam>& plan, const HostCsr& expected) {
     VectorOf<TypeParam> out("out", expected.nnz());
     test::poison(out);
-    plan.apply(Av, Bv, out);
+    plan.apply(SddmmForm::scaled, Scalar(1), Av, Bv, Scalar(0), out);
     const HostCsr ref = reference::sddmm(expected, A, B);
     const std::vector<double> got = test::to_host_vector(out);
     double worst = 0, scale = 0;
@@ -203,6 +211,130 @@ TYPED_TEST(PlanContract, SddmmPlanReadsSsValues) {
   EXPECT_TRUE(agrees(plan, S3)) << "after update_values with another matrix";
   const std::string m = test::message_of<InvalidArgument>([&] { plan.update_values(to_crs<TypeParam>(columns_swapped(S))); });
   EXPECT_TRUE(contains(m, "SddmmPlan::update_values")) << m;
+}
+
+// ---- copies and accessors ------------------------------------------------------------------------
+
+/// out = S o (A B^T) by `plan` against the reference with `expected`'s values.
+template <class Scalar, class Plan>
+::testing::AssertionResult sddmm_agrees(const Plan& plan, const HostCsr& expected, uint64_t salt) {
+  using MV = Kokkos::View<Scalar**, Kokkos::LayoutLeft, typename Plan::device_type>;
+  using Vec = Kokkos::View<Scalar*, typename Plan::device_type>;
+  HostDense A = test::random_dense(expected.num_rows, 6, salt), B = test::random_dense(expected.num_cols, 6, salt + 1);
+  A.data = test::rounded<Scalar>(A.data);
+  B.data = test::rounded<Scalar>(B.data);
+  Vec out("out", expected.nnz());
+  test::poison(out);
+  plan.apply(SddmmForm::scaled, Scalar(1), test::to_view<MV>(A), test::to_view<MV>(B), Scalar(0), out);
+  return test::sddmm_matches<Scalar>(true, 1.0, expected, A, B, 0.0, std::vector<double>(expected.nnz(), 0.0),
+                                     test::to_host_vector(out));
+}
+
+/// The copy rule for a plan with modes N and T: a copy made after the original applied in both
+/// modes (caches and workspaces built), then given C's values, and an assignment.
+template <class Crs, class Plan, class Check>
+void run_copies(const char* name, const HostCsr& A, Check check, uint64_t salt) {
+  using Scalar = typename Crs::non_const_value_type;
+  SCOPED_TRACE(name);
+  const HostCsr C = with_new_values<Scalar>(A, salt);
+  const Crs a = to_crs<Crs>(A), c = to_crs<Crs>(C);
+  Plan original(a);
+  for (const char* mode : {"N", "T"}) EXPECT_TRUE(check(original, mode, A, salt + 1)) << mode << ", original";
+  Plan copy = original;
+  copy.update_values(c);
+  for (const char* mode : {"N", "T"}) {
+    EXPECT_TRUE(check(copy, mode, C, salt + 2)) << mode << ", the copy after its update_values(C)";
+    EXPECT_TRUE(check(original, mode, A, salt + 3)) << mode << ", the original after the copy's update_values(C)";
+  }
+  Plan assigned(c);
+  assigned = original;
+  original.update_values(c);
+  for (const char* mode : {"N", "T"}) {
+    EXPECT_TRUE(check(assigned, mode, A, salt + 4)) << mode << ", an assigned copy after the original's update";
+    EXPECT_TRUE(check(original, mode, C, salt + 5)) << mode << ", the original after its update_values(C)";
+  }
+}
+
+TYPED_TEST(PlanContract, CopiesAreIndependent) {
+  using Crs = TypeParam;
+  using Scalar = typename Crs::non_const_value_type;
+  const HostCsr A = test::rounded<Scalar>(gen::rmat(9, 8, test::seed_for(20)));  // heavy tiles: SpMM reorders
+  run_copies<Crs, SpmvPlan<Crs>>(
+      "SpmvPlan", A, [](const auto& p, const char* m, const HostCsr& e, uint64_t s) { return spmv_agrees<Scalar>(p, m, e, s); },
+      600);
+  run_copies<Crs, SpmmPlan<Crs>>(
+      "SpmmPlan", A, [](const auto& p, const char* m, const HostCsr& e, uint64_t s) { return spmm_agrees<Scalar>(p, m, e, s); },
+      700);
+  {
+    SCOPED_TRACE("SddmmPlan");
+    const HostCsr C = with_new_values<Scalar>(A, 800);
+    const Crs a = to_crs<Crs>(A), c = to_crs<Crs>(C);
+    const SddmmPlan<Crs> original(a);
+    EXPECT_TRUE(sddmm_agrees<Scalar>(original, A, 801));
+    SddmmPlan<Crs> copy = original;
+    copy.update_values(c);
+    EXPECT_TRUE(sddmm_agrees<Scalar>(copy, C, 802));
+    EXPECT_TRUE(sddmm_agrees<Scalar>(original, A, 803));
+  }
+  {
+    SCOPED_TRACE("SpgemmPlan");
+    const HostCsr B = test::rounded<Scalar>(test::random_csr(A.num_cols, 70, 4, 900));
+    const HostCsr C = with_new_values<Scalar>(A, 901);
+    const Crs a = to_crs<Crs>(A), c = to_crs<Crs>(C), b = to_crs<Crs>(B);
+    SpgemmPlan<Crs> original(a, b);
+    const Crs product = original.numeric(a, b);
+    SpgemmPlan<Crs> copy = original;
+    const Crs copy_product = copy.numeric(c, b);
+    copy.numeric(c, b, copy_product);
+    EXPECT_TRUE(test::spgemm_matches<Scalar>(C, B, to_host_csr(copy_product), true)) << "the copy";
+    original.numeric(a, b, product);
+    EXPECT_TRUE(test::spgemm_matches<Scalar>(A, B, to_host_csr(product), true)) << "the original";
+  }
+}
+
+/// The accessors every plan has, with the same meaning (Sprocket_Operator.hpp, "Accessors").
+template <class Plan, class Options>
+void expect_accessors(const char* name, const Plan& plan, const Options& requested, Backend expected) {
+  SCOPED_TRACE(name);
+  EXPECT_EQ(plan.backend(), expected);
+  EXPECT_EQ(plan.options().backend, requested.backend) << "options(): as requested";
+  EXPECT_FALSE(plan.backend_reason().empty());
+  EXPECT_TRUE(contains(plan.describe(), plan.backend_reason())) << plan.describe();
+}
+
+TYPED_TEST(PlanContract, EveryPlanHasTheSameAccessors) {
+  using Crs = TypeParam;
+  using Scalar = typename Crs::non_const_value_type;
+  using Space = typename Crs::execution_space;
+  const HostCsr A = test::rounded<Scalar>(test::random_csr(90, 90, 5, 30));
+  const Crs a = to_crs<Crs>(A);
+  // Automatic resolves to the space's native kernels (the test spaces are host spaces).
+  const Backend native = Impl::is_host_space_v<Space> ? Backend::native : Backend::portable;
+  for (Backend requested : {Backend::automatic, Backend::portable}) {
+    const Backend expected = requested == Backend::automatic ? native : Backend::portable;
+    SCOPED_TRACE(to_string(requested));
+    SpmvOptions spmv;
+    spmv.backend = requested;
+    expect_accessors("SpmvPlan", SpmvPlan<Crs>(a, spmv), spmv, expected);
+    SpmmOptions spmm;
+    spmm.backend = requested;
+    expect_accessors("SpmmPlan", SpmmPlan<Crs>(a, spmm), spmm, expected);
+    SddmmOptions sddmm;
+    sddmm.backend = requested;
+    expect_accessors("SddmmPlan", SddmmPlan<Crs>(a, sddmm), sddmm, expected);
+    SpgemmOptions spgemm;
+    spgemm.backend = requested;
+    const SpgemmPlan<Crs> product(a, a, spgemm);
+    expect_accessors("SpgemmPlan", product, spgemm, expected);
+    EXPECT_EQ(product.options().numeric_thresholds.ratio, 0) << "requested: the default, 0";
+    EXPECT_GT(product.resolved_options().numeric_thresholds.ratio, 0) << "resolved: the backend's threshold";
+    using Bsr = BsrMatrix<Scalar, int, typename Crs::device_type, typename Crs::non_const_size_type>;
+    BsrSpmvOptions bsr;
+    bsr.backend = requested;
+    const BsrSpmvPlan<Bsr> blocks(to_bsr<Bsr>(csr_to_host_bsr(A, 3)), bsr);
+    expect_accessors("BsrSpmvPlan", blocks, bsr, expected);
+    EXPECT_EQ(blocks.kernel_reason(), blocks.backend_reason());
+  }
 }
 
 // ---- BSR: every host kernel, with and without the symmetric promise -----------------------------
@@ -260,6 +392,32 @@ TYPED_TEST(BsrPlanContract, EveryKernelUsesOneSetOfValuesInBothModes) {
     const std::string m = test::message_of<InvalidArgument>(
         [&] { plan.update_values(to_bsr<Bsr>(csr_to_host_bsr(A, 1))); });
     EXPECT_TRUE(contains(m, "BsrSpmvPlan::update_values") && contains(m, "blocks of 1x1")) << m;
+  }
+}
+
+// A copy of a BSR plan, given other values, leaves the original's copies of the values (padded,
+// symmetric) alone.
+TYPED_TEST(BsrPlanContract, CopiesAreIndependent) {
+  using Bsr = TypeParam;
+  using Scalar = typename Bsr::value_type;
+  const HostCsr A = test::rounded<Scalar>(gen::elasticity3d(4, 3, test::seed_for(15)));
+  HostCsr B = A;  // other symmetric values
+  for (double& v : B.values) v = static_cast<double>(static_cast<Scalar>(v * 1.5));
+  uint64_t salt = 500;
+  for (BsrKernel kernel : {BsrKernel::block_row, BsrKernel::padded, BsrKernel::symmetric}) {
+    SCOPED_TRACE(to_string(kernel));
+    BsrSpmvOptions o;
+    o.kernel = kernel;
+    o.backend = Backend::native;
+    o.symmetric = kernel == BsrKernel::symmetric;
+    const Bsr a = to_bsr<Bsr>(csr_to_host_bsr(A, 3));
+    const BsrSpmvPlan<Bsr> original(a, o);
+    BsrSpmvPlan<Bsr> copy = original;
+    copy.update_values(to_bsr<Bsr>(csr_to_host_bsr(B, 3)));
+    for (const char* mode : {"N", "T"}) {
+      EXPECT_TRUE(spmv_agrees<Scalar>(copy, mode, B, salt += 2)) << mode << ", the copy";
+      EXPECT_TRUE(spmv_agrees<Scalar>(original, mode, A, salt += 2)) << mode << ", the original";
+    }
   }
 }
 

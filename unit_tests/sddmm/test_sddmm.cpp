@@ -292,7 +292,8 @@ TYPED_TEST(SddmmTest, CooInputInAnyOrder) {
           for (int64_t j = 0; j < K_; ++j) gathered(p, j) = A(rows_h(p), j);
         typename K::Vec out("out", S.nnz());
         test::poison(out);
-        plan.apply(test::to_view<typename K::MatR>(A), test::to_view<typename K::MatL>(B), out);
+        plan.apply(SddmmForm::scaled, Scalar(1), test::to_view<typename K::MatR>(A), test::to_view<typename K::MatL>(B), Scalar(0),
+                   out);
         EXPECT_TRUE(test::sddmm_matches<Scalar>(true, 1.0, order, gathered, B, 0.0,
                                                 std::vector<double>(S.nnz(), kNaN), test::to_host_vector(out)));
       }
@@ -378,6 +379,34 @@ TYPED_TEST(SddmmTest, ReadsSValuesAtEveryApply) {
   }
 }
 
+// The forms chosen by argument count stay one release, deprecated: each must run its named form
+// (the two differ: scaled multiplies by S's values, pattern does not).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+TYPED_TEST(SddmmTest, DeprecatedFormsRunTheirNamedForm) {
+  using K = Kit<TypeParam>;
+  using Scalar = typename K::Scalar;
+  const HostCsr S = rounded<Scalar>(test::random_csr(40, 30, 5, 83));
+  const TypeParam Sd = to_crs<TypeParam>(S);
+  const typename K::Plan plan(Sd);
+  const auto A = test::to_view<typename K::MatR>(rounded<Scalar>(test::random_dense(40, 9, 84)), "A");
+  const auto B = test::to_view<typename K::MatR>(rounded<Scalar>(test::random_dense(30, 9, 85)), "B");
+  typename K::Vec named("named", S.nnz()), old("old", S.nnz());
+  for (SddmmForm form : {SddmmForm::scaled, SddmmForm::pattern}) {
+    const bool scaled = form == SddmmForm::scaled;
+    const Scalar alpha = scaled ? Scalar(1) : Scalar(-1.5), beta = scaled ? Scalar(0) : Scalar(0.5);
+    Kokkos::deep_copy(named, Scalar(0.25));
+    Kokkos::deep_copy(old, Scalar(0.25));
+    plan.apply(form, alpha, A, B, beta, named);
+    if (scaled)
+      plan.apply(A, B, old);
+    else
+      plan.apply(alpha, A, B, beta, old);
+    EXPECT_EQ(test::to_host_vector(named), test::to_host_vector(old)) << to_string(form);
+  }
+}
+#pragma GCC diagnostic pop
+
 // ------------------------------------------------------------------------------------------------
 // Errors and describe()
 
@@ -388,9 +417,9 @@ TYPED_TEST(SddmmTest, RejectsBadArgumentsClearly) {
   const typename K::Plan plan(Sd);
   const typename K::MatR A("A", 20, 8), B("B", 30, 8), Bshort("B", 30, 7), Awrong("A", 21, 8);
   typename K::Vec out("out", S.nnz()), short_out("out", S.nnz() - 1);
-  EXPECT_TRUE(throws_invalid_argument([&] { plan.apply(A, Bshort, out); }, {"20 x 8", "30 x 7"}));
-  EXPECT_TRUE(throws_invalid_argument([&] { plan.apply(Awrong, B, out); }, {"21 x 8", "20 x K"}));
-  EXPECT_TRUE(throws_invalid_argument([&] { plan.apply(A, B, short_out); },
+  EXPECT_TRUE(throws_invalid_argument([&] { plan.apply(SddmmForm::scaled, 1, A, Bshort, 0, out); }, {"20 x 8", "30 x 7"}));
+  EXPECT_TRUE(throws_invalid_argument([&] { plan.apply(SddmmForm::pattern, 1, Awrong, B, 0, out); }, {"21 x 8", "20 x K"}));
+  EXPECT_TRUE(throws_invalid_argument([&] { plan.apply(SddmmForm::scaled, 1, A, B, 0, short_out); },
                                       {std::to_string(S.nnz() - 1), std::to_string(S.nnz())}));
   SddmmOptions aspt_portable;
   aspt_portable.kernel = SddmmKernel::aspt;

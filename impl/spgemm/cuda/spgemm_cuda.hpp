@@ -730,9 +730,9 @@ void spgemm_numeric_schedule(const Space& space, const CrsType& A, Analysis& an,
     kept += bytes;
   };
   require(spgemm_bytes<unsigned long long>(spgemm_num_counters), "the numeric pass's counters");
-  s.numeric_counters = Kokkos::View<unsigned long long*, Device>(
+  s.numeric_counters.view = Kokkos::View<unsigned long long*, Device>(
       Kokkos::ViewAllocateWithoutInitializing("Sprocket::spgemm::numeric_counters"), spgemm_num_counters);
-  Kokkos::deep_copy(kspace, s.numeric_counters, 0ull);
+  Kokkos::deep_copy(kspace, s.numeric_counters.view, 0ull);
 
   const bool direct = an.options.direct_rows && an.stats.b_rows_sorted;
   const SpgemmBinRule rule = spgemm_cuda_rule(s, an.options, direct, false);
@@ -832,10 +832,10 @@ void spgemm_numeric(const Space& space, const CrsType& A, const CrsType& B, cons
   const int nc = static_cast<int>(s.configs.size());
   const int64_t reserve = spgemm_static_shared_reserve<Ordinal>();
   if (M == 0 || an.nnz_c == 0) return;
-  Kokkos::deep_copy(kspace, s.numeric_counters, 0ull);
+  Kokkos::deep_copy(kspace, s.numeric_counters.view, 0ull);
 
   const auto p = spgemm_cuda_pattern<Ordinal, Offset>(A, B, an, an.options.direct_rows && an.stats.b_rows_sorted,
-                                                      s.numeric_counters.data());
+                                                      s.numeric_counters.view.data());
   const SpgemmValues<Scalar> v{A.values.data(), B.values.data()};
   const SpgemmOutput<Scalar, Ordinal, Offset> c{an.row_map_c.data(), const_cast<Ordinal*>(C.graph.entries.data()),
                                                 C.values.data()};
@@ -947,7 +947,7 @@ void spgemm_numeric(const Space& space, const CrsType& A, const CrsType& B, cons
         if (pass.bin_sorted_after[b]) launch_sort(spgemm_cuda_list_blocks(list + pass.bin_offset[b], pass.bin_rows[b]));
   }
   space.fence();
-  spgemm_cuda_read_counters(s.numeric_counters, pass.counters);
+  spgemm_cuda_read_counters(s.numeric_counters.view, pass.counters);
 }
 
 }  // namespace cuda

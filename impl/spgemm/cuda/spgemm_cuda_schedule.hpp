@@ -102,6 +102,31 @@ struct SpgemmCudaPass {
   mutable std::array<int64_t, spgemm_num_counters> counters{};
 };
 
+/// The numeric pass's counters (reset and written by every numeric pass): a copy of a plan gets
+/// its own View of the same length, so that copies run numeric passes independently
+/// (Sprocket_Operator.hpp, "Copies"); a move keeps the View.
+template <class Device>
+struct SpgemmCudaCounters {
+  using view_type = Kokkos::View<unsigned long long*, Device>;
+  view_type view;
+
+  SpgemmCudaCounters() = default;
+  SpgemmCudaCounters(const SpgemmCudaCounters& other) : view(fresh(other.view)) {}
+  SpgemmCudaCounters(SpgemmCudaCounters&&) = default;
+  SpgemmCudaCounters& operator=(const SpgemmCudaCounters& other) {
+    if (this != &other) view = fresh(other.view);
+    return *this;
+  }
+  SpgemmCudaCounters& operator=(SpgemmCudaCounters&&) = default;
+  ~SpgemmCudaCounters() = default;
+
+ private:
+  static view_type fresh(const view_type& v) {
+    return v.extent(0) == 0 ? view_type()
+                            : view_type(Kokkos::ViewAllocateWithoutInitializing(v.label()), v.extent(0));
+  }
+};
+
 /// The CUDA backend's schedule of a plan.
 template <class Ordinal, class Offset, class Device>
 struct SpgemmCudaSchedule {
@@ -119,7 +144,7 @@ struct SpgemmCudaSchedule {
   Kokkos::View<Ordinal*, Device> numeric_list;
   Kokkos::View<unsigned long long*, Device> numeric_blocks;
   Kokkos::View<unsigned long long*, Device> numeric_state;
-  mutable Kokkos::View<unsigned long long*, Device> numeric_counters;
+  mutable SpgemmCudaCounters<Device> numeric_counters;
 };
 
 /// "96.0 KiB" for the configuration lines.

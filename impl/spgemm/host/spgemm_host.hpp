@@ -315,6 +315,14 @@ void reserve_workspace(Analysis& an, const Census& need, int64_t held_besides_wo
   an.memory.workspace_bytes = std::max(an.memory.workspace_bytes, bytes);
 }
 
+/// A copy of a plan starts without accumulators (SpgemmHostSchedule::workspace is not shared by
+/// copies): its first numeric pass allocates them again, at the sizes the schedule recorded
+/// (within the bytes the plan already counted, so no new memory check).
+template <class Scalar, class Analysis>
+void ensure_workspace(Analysis& an) {
+  if (!an.host.workspace) reserve_workspace<Scalar>(an, Census{}, an.memory.analysis_bytes, "numeric pass");
+}
+
 /// A worker's tables, initialised by the worker itself on first use (first touch on its thread).
 struct Tables {
   SpgemmHostWorkspace::Worker* w;
