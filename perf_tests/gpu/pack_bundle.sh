@@ -45,6 +45,11 @@ for exe in "$STAGE/$rel"/bin/*; do readelf -d "$exe" 2>/dev/null; done | sed -n 
     rm "$STAGE/graphblas_stand_in.c"
   done
 [[ -d "$ROOT/../shared/matrices" ]] && cp -r "$ROOT/../shared/matrices" "$STAGE/shared/"
+# Registers, local memory and static shared memory of every kernel (sprocket-cuda-profile
+# --resources), where the toolkit has cuobjdump; run_checks.sh asks the device machine's otherwise.
+if command -v cuobjdump >/dev/null && [[ -x "$BUILD/bin/sprocket-bench" ]]; then
+  cuobjdump -res-usage "$BUILD/bin/sprocket-bench" > "$STAGE/cuda-resources.txt" 2>&1 || true
+fi
 mkdir -p "$ROOT/.device"
 tar -C "$STAGE" -cf - . | xz -T0 -6 > "$ROOT/.device/bundle.tar.xz"
 ls -la "$ROOT/.device/bundle.tar.xz"

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU: unpack .device/bundle.tar.xz (perf_tests/gpu/pack_bundle.sh),
-# run the CUDA configuration's tests, then the GPU benchmarks against cuSPARSE and Kokkos Kernels.
+# run the CUDA configuration's tests, then the GPU benchmarks against cuSPARSE and Kokkos Kernels,
+# every variant forced, the SpMV model training and SpMM calibration on this card, and Nsight
+# Compute on the kernels sprocket-cuda-profile models (perf_tests/gpu/ncu_compare.py puts its
+# counts beside the tool's on the development machine).
 # Everything is logged under the results folder as it goes, so a run stopped at a time limit still
 # leaves what it finished.
 #   perf_tests/gpu/run_checks.sh <results-dir> [stages] [ctest -R regex]
-# stages: comma-separated tests, sanitize, bench, variants (default tests,sanitize,bench). SPROCKET_GPU_BUDGET_S (default
-# 420) bounds the whole run: each later step is cut to what is left, and skipped under 15 s.
+# stages: comma-separated tests, sanitize, bench, variants, train, ncu (default
+# tests,bench,variants,ncu,train,sanitize: in that order of priority when time runs short, the
+# first ones run first). SPROCKET_GPU_BUDGET_S (default 420) bounds the whole run: each later step
+# is cut to what is left, and skipped under 15 s.
 set -uo pipefail
 START=$SECONDS
 BUDGET="${SPROCKET_GPU_BUDGET_S:-420}"
@@ -19,7 +24,7 @@ within() {
   timeout "$want" "$@"
 }
 OUTDIR="${1:?usage: run_checks.sh <results-dir> [stages] [ctest-regex]}"
-WHAT=",${2:-tests,sanitize,bench},"
+WHAT=",${2:-tests,bench,variants,ncu,train,sanitize},"
 TEST_REGEX="${3:-}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # Logs gather in a scratch folder; the results folder gets summary.txt and results.tar.gz (all logs)
@@ -88,6 +93,99 @@ if [[ "$WHAT" == *,tests,* ]]; then
   cd "$ROOT"
 fi
 
+if [[ "$WHAT" == *,bench,* ]]; then
+  B="$BIN/sprocket-bench"
+  bench() {  # bench <name> <seconds> args...
+    local name="$1" secs="$2"; shift 2
+    log "bench $name"
+    within "$secs" "$B" --json "$@" > "$RESULTS/bench-$name.jsonl" 2> "$RESULTS/bench-$name.err"
+    log "bench $name rc=$? lines=$(wc -l < "$RESULTS/bench-$name.jsonl")"
+  }
+  export OMP_NUM_THREADS=16
+  bench stream 20 --kernel stream --repeat 20
+  bench spmv 60 --kernel spmv --compare kk,cusparse --check --repeat 30 --stream \
+    --matrix gen:rmat:scale=20,ef=16 --matrix gen:poisson3d:n=128 --matrix gen:elasticity:n=50,dof=3
+  bench spmm 50 --kernel spmm --compare kk,cusparse --check --repeat 20 --k 32,128 --layout both \
+    --matrix gen:rmat:scale=18,ef=16 --matrix gen:poisson3d:n=80
+  bench spgemm 50 --kernel spgemm --compare kk,cusparse --check --repeat 10 \
+    --matrix gen:rmat:scale=16,ef=8 --matrix gen:poisson3d:n=50 --matrix gen:elasticity:n=20,dof=3
+  bench sddmm 30 --kernel sddmm --compare kokkos_team,cusparse --check --repeat 20 --k 32,128 \
+    --matrix gen:rmat:scale=18,ef=16 --matrix gen:poisson3d:n=80
+  bench bsr 30 --kernel bsr --compare kk,csr,cusparse --check --repeat 30 \
+    --matrix gen:elasticity:n=50,dof=3 --matrix gen:elasticity:n=30,dof=6
+  log "solver demo"
+  for args in "--prec jacobi" "--prec amg" "--solver lobpcg --nev 4 --prec amg"; do
+    within 20 "$BIN/sprocket-solve" --matrix gen:poisson3d:n=64 $args --json >> "$RESULTS/solve.jsonl" 2>> "$RESULTS/solve.err"
+    log "sprocket-solve $args rc=$?"
+  done
+fi
+if [[ "$WHAT" == *,variants,* ]]; then
+  # Every forced variant next to the automatic choice and cuSPARSE, on every kernel.
+  B="$BIN/sprocket-bench"
+  export OMP_NUM_THREADS=16
+  variants() {  # variants <kernel> <seconds> args...
+    local k="$1" secs="$2"; shift 2
+    log "variants $k"
+    within "$secs" "$B" --json --kernel "$k" --variant all --compare cusparse --check "$@" \
+      > "$RESULTS/bench-variants-$k.jsonl" 2> "$RESULTS/bench-variants-$k.err"
+    log "variants $k rc=$? lines=$(wc -l < "$RESULTS/bench-variants-$k.jsonl")"
+  }
+  variants spmv 60 --repeat 20 --matrix gen:rmat:scale=20,ef=16 --matrix gen:poisson3d:n=128
+  variants spmm 80 --repeat 10 --k 32 --layout both --matrix gen:rmat:scale=18,ef=16 --matrix gen:poisson3d:n=80
+  variants sddmm 40 --repeat 10 --k 32 --matrix gen:rmat:scale=18,ef=16 --matrix gen:poisson3d:n=80
+  variants bsr 30 --repeat 20 --matrix gen:elasticity:n=50,dof=3 --matrix gen:elasticity:n=30,dof=6
+  variants spgemm 50 --repeat 5 --matrix gen:rmat:scale=16,ef=8 --matrix gen:poisson3d:n=50
+fi
+
+if [[ "$WHAT" == *,ncu,* ]]; then
+  # Nsight Compute on one apply of every case sprocket-cuda-profile models: per launch of our
+  # kernels, global requests and sectors (loads, stores, atomics), shared-memory wavefronts and
+  # bank conflicts, occupancy, registers and time. Each case runs the automatic variant once after
+  # one warm-up; ncu_compare.py takes the last apply's launches.
+  NCU="$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)"
+  if [[ -z "$NCU" || ! -x "$NCU" ]]; then
+    log "ncu: not on this machine, skipped"
+  else
+    metrics=gpu__time_duration.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
+    metrics+=,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum
+    metrics+=,l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum,l1tex__t_requests_pipe_lsu_mem_global_op_red.sum
+    metrics+=,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum
+    metrics+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+    metrics+=,dram__bytes_read.sum,lts__t_sectors_op_read.sum,sm__warps_active.avg.pct_of_peak_sustained_active
+    metrics+=,sm__maximum_warps_per_active_cycle_pct,launch__registers_per_thread,launch__grid_size,launch__block_size
+    ncu_case() {  # ncu_case <name> <seconds> bench-args...
+      local name="$1" secs="$2"; shift 2
+      OMP_NUM_THREADS=16 within "$secs" "$NCU" --csv --page raw --metrics "$metrics" \
+        --kernel-name "regex:(spmv|bsr|spmm|sddmm|spgemm|aspt)_" "$BIN/sprocket-bench" --repeat 1 --warmup 1 "$@" \
+        > "$RESULTS/ncu-$name.csv" 2> "$RESULTS/ncu-$name.err"
+      log "ncu $name rc=$? rows=$(grep -c '^"' "$RESULTS/ncu-$name.csv")"
+      echo "$name $*" >> "$RESULTS/ncu-cases.txt"
+    }
+    ncu_case spmv-rmat20 40 --kernel spmv --matrix gen:rmat:scale=20,ef=16
+    ncu_case spmv-poisson128 25 --kernel spmv --matrix gen:poisson3d:n=128
+    ncu_case spmm-rmat18-k32-right 40 --kernel spmm --k 32 --layout right --matrix gen:rmat:scale=18,ef=16
+    ncu_case spmm-rmat18-k32-left 40 --kernel spmm --k 32 --layout left --matrix gen:rmat:scale=18,ef=16
+    ncu_case spmm-poisson80-k32-right 25 --kernel spmm --k 32 --layout right --matrix gen:poisson3d:n=80
+    ncu_case sddmm-poisson80-k32 25 --kernel sddmm --k 32 --matrix gen:poisson3d:n=80
+    ncu_case bsr-elasticity50 25 --kernel bsr --matrix gen:elasticity:n=50,dof=3
+    ncu_case spgemm-poisson50 40 --kernel spgemm --matrix gen:poisson3d:n=50
+  fi
+fi
+
+if [[ "$WHAT" == *,train,* ]]; then
+  # The GPU choice rules on this card: the SpMV decision tree (quick training set) and the SpMM
+  # tiling defaults. The generated files come back for a session to review and commit.
+  export OMP_NUM_THREADS=16
+  log "spmv-train"
+  within 120 "$BIN/spmv-train" --target gpu --quick --output "$RESULTS/spmv_model_gpu_generated.cpp" \
+    > "$RESULTS/spmv-train.log" 2>&1
+  log "spmv-train rc=$?"
+  log "spmm-calibrate"
+  within 120 "$BIN/spmm-calibrate" --target cuda --output "$RESULTS/spmm_defaults_generated.hpp" \
+    > "$RESULTS/spmm-calibrate.log" 2>&1
+  log "spmm-calibrate rc=$?"
+fi
+
 if [[ "$WHAT" == *,sanitize,* ]]; then
   # compute-sanitizer over the kernel tests, the three tools side by side (one GPU, several
   # processes). Whole test programs take far longer than a lease under racecheck, so each runs
@@ -114,44 +212,10 @@ if [[ "$WHAT" == *,sanitize,* ]]; then
   log "compute-sanitizer (rc 0: clean, 99: reports, 124: out of time):"; sort "$RESULTS/sanitize.txt" | tee -a "$RESULTS/summary.txt"
 fi
 
-if [[ "$WHAT" == *,variants,* ]]; then
-  # Every forced variant next to the automatic choice and cuSPARSE, where the automatic one lost.
-  B="$BIN/sprocket-bench"
-  export OMP_NUM_THREADS=16
-  log "variants spmv"
-  within 60 "$B" --json --kernel spmv --variant all --compare cusparse --check --repeat 20 \
-    --matrix gen:rmat:scale=20,ef=16 --matrix gen:poisson3d:n=128 > "$RESULTS/bench-variants-spmv.jsonl" 2> "$RESULTS/bench-variants-spmv.err"
-  log "variants spmv rc=$?"
-  log "variants spmm"
-  within 80 "$B" --json --kernel spmm --variant all --compare cusparse --check --repeat 10 --k 32 --layout right \
-    --matrix gen:rmat:scale=18,ef=16 --matrix gen:poisson3d:n=80 > "$RESULTS/bench-variants-spmm.jsonl" 2> "$RESULTS/bench-variants-spmm.err"
-  log "variants spmm rc=$?"
-fi
-
-if [[ "$WHAT" == *,bench,* ]]; then
-  B="$BIN/sprocket-bench"
-  bench() {  # bench <name> <seconds> args...
-    local name="$1" secs="$2"; shift 2
-    log "bench $name"
-    within "$secs" "$B" --json "$@" > "$RESULTS/bench-$name.jsonl" 2> "$RESULTS/bench-$name.err"
-    log "bench $name rc=$? lines=$(wc -l < "$RESULTS/bench-$name.jsonl")"
-  }
-  export OMP_NUM_THREADS=16
-  bench stream 20 --kernel stream --repeat 20
-  bench spmv 60 --kernel spmv --compare kk,cusparse --check --repeat 30 --stream \
-    --matrix gen:rmat:scale=20,ef=16 --matrix gen:poisson3d:n=128 --matrix gen:elasticity:n=50,dof=3
-  bench spmm 50 --kernel spmm --compare kk,cusparse --check --repeat 20 --k 32,128 --layout both \
-    --matrix gen:rmat:scale=18,ef=16 --matrix gen:poisson3d:n=80
-  bench spgemm 50 --kernel spgemm --compare kk,cusparse --check --repeat 10 \
-    --matrix gen:rmat:scale=16,ef=8 --matrix gen:poisson3d:n=50 --matrix gen:elasticity:n=20,dof=3
-  bench sddmm 30 --kernel sddmm --compare kokkos_team,cusparse --check --repeat 20 --k 32,128 \
-    --matrix gen:rmat:scale=18,ef=16 --matrix gen:poisson3d:n=80
-  bench bsr 30 --kernel bsr --compare kk,csr,cusparse --check --repeat 30 \
-    --matrix gen:elasticity:n=50,dof=3 --matrix gen:elasticity:n=30,dof=6
-  log "solver demo"
-  for args in "--prec jacobi" "--prec amg" "--solver lobpcg --nev 4 --prec amg"; do
-    within 20 "$BIN/sprocket-solve" --matrix gen:poisson3d:n=64 $args --json >> "$RESULTS/solve.jsonl" 2>> "$RESULTS/solve.err"
-    log "sprocket-solve $args rc=$?"
-  done
+# Registers, local memory and static shared memory per kernel (sprocket-cuda-profile --resources).
+if [[ -f "$BUNDLE/cuda-resources.txt" ]]; then
+  cp "$BUNDLE/cuda-resources.txt" "$RESULTS/"
+elif command -v cuobjdump >/dev/null; then
+  cuobjdump -res-usage "$BIN/sprocket-bench" > "$RESULTS/cuda-resources.txt" 2>&1
 fi
 log "done"

@@ -3,6 +3,9 @@
 // one ready thread, which runs until it reaches a synchronization point or ends and switches back;
 // the scheduler then completes the synchronization point if every thread it names has arrived.
 #include "sprocket_cuda_emulation.hpp"
+#include "sprocket_cuda_access_profile.hpp"
+
+#include <pthread.h>
 
 #include <sys/mman.h>
 #include <ucontext.h>
@@ -145,6 +148,7 @@ struct BlockState {
   std::string error;
   std::map<std::pair<const char*, int>, void*> statics;
   std::vector<std::pair<void*, size_t>> allocations;  // static shared memory (pointer, alignment)
+  std::vector<std::pair<uintptr_t, uintptr_t>> shared_ranges;  // static shared memory [begin, end)
   unsigned char* dynamic = nullptr;
   std::mt19937_64 rng;
   /// Threads that can run (bit t of word t / 64): picking the next one is a bit scan, not a
@@ -154,9 +158,29 @@ struct BlockState {
   void unmark_ready(unsigned t) { ready[t / 64] &= ~(uint64_t{1} << (t % 64)); }
   const void* main_stack_bottom = nullptr;
   size_t main_stack_size = 0;
+  /// Threads waiting at __syncthreads, and per warp the lanes waiting at a warp-level point: a
+  /// point cannot complete before enough threads wait, so most arrivals need no scan (a scan per
+  /// arrival made a barrier of n threads cost n^2 / 2).
+  unsigned syncthreads_waiting = 0;
+  unsigned warp_waiting[max_block_threads / 32] = {};
 };
 
 BlockState* current = nullptr;
+detail::EmulationObserver* observer = nullptr;
+
+/// [begin, end) of the stack of the thread that launches kernels (the kernels' parameters live
+/// there while a grid runs), for the access recorder.
+std::pair<uintptr_t, uintptr_t> launching_stack() {
+  pthread_attr_t attr;
+  void* base = nullptr;
+  size_t size = 0;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    pthread_attr_getstack(&attr, &base, &size);
+    pthread_attr_destroy(&attr);
+  }
+  return {reinterpret_cast<uintptr_t>(base), reinterpret_cast<uintptr_t>(base) + size};
+}
+std::pair<uintptr_t, uintptr_t> launcher_stack{0, 0};
 
 const char* base_name(const char* path) {
   const char* slash = std::strrchr(path, '/');
@@ -356,8 +380,10 @@ void try_complete(BlockState& s, unsigned t) {
   const Wait& w = fb[t].wait;
   if (fb[t].status != Status::waiting) return;
   if (w.kind == WaitKind::syncthreads) {
+    if (s.syncthreads_waiting < s.count) return;
     for (unsigned u = 0; u < s.count; ++u)
       if (fb[u].status != Status::waiting || !same_point(fb[u].wait, w)) return;
+    s.syncthreads_waiting = 0;
     for (unsigned u = 0; u < s.count; ++u) {
       fb[u].status = Status::ready;
       fb[u].wait.kind = WaitKind::none;
@@ -366,6 +392,8 @@ void try_complete(BlockState& s, unsigned t) {
     return;
   }
   // Warp-level: every lane of the mask at the same point (syncwarp: exited lanes excepted).
+  if (w.kind != WaitKind::syncwarp && s.warp_waiting[t / warp_size] < static_cast<unsigned>(__builtin_popcount(w.mask)))
+    return;
   unsigned lanes[warp_size];
   int num_lanes = 0;
   for (int l = 0; l < warp_size; ++l) {
@@ -395,6 +423,7 @@ void try_complete(BlockState& s, unsigned t) {
         wu.received = poison_bits(wu.size, wu.floating);  // a lane outside the mask: undefined
     }
   }
+  s.warp_waiting[t / warp_size] -= static_cast<unsigned>(num_lanes);
   for (int i = 0; i < num_lanes; ++i) {
     fb[lanes[i]].status = Status::ready;
     fb[lanes[i]].wait.kind = WaitKind::none;
@@ -479,6 +508,10 @@ void arrive(const char* what, const Wait& wait) {
   }
   f.wait = wait;
   f.status = Status::waiting;
+  if (wait.kind == WaitKind::syncthreads)
+    ++s.syncthreads_waiting;
+  else
+    ++s.warp_waiting[t / warp_size];
   to_scheduler(s, f, false);
 }
 
@@ -530,6 +563,27 @@ ThreadCoordinates& coordinates() {
   BlockState& s = state_in_fiber("threadIdx / blockIdx / blockDim / gridDim");
   return (*s.fibers)[s.running].coordinates;
 }
+
+namespace detail {
+void set_emulation_observer(EmulationObserver* o) { observer = o; }
+
+AddressClass classify_access(uintptr_t address, int* thread) {
+  if (!current || current->running < 0) return AddressClass::outside_kernel;
+  const BlockState& s = *current;
+  const Fiber& f = (*s.fibers)[s.running];
+  *thread = s.running;
+  const uintptr_t stack = reinterpret_cast<uintptr_t>(f.stack);
+  if (address >= stack && address < stack + f.stack_size) return AddressClass::private_memory;
+  const uintptr_t fibers = reinterpret_cast<uintptr_t>(s.fibers->data());
+  if (address >= fibers && address < fibers + s.fibers->size() * sizeof(Fiber)) return AddressClass::private_memory;
+  if (address >= launcher_stack.first && address < launcher_stack.second) return AddressClass::private_memory;
+  const uintptr_t dynamic = reinterpret_cast<uintptr_t>(s.dynamic);
+  if (address >= dynamic && address < dynamic + s.info->shared_bytes + shared_guard_bytes) return AddressClass::shared;
+  for (const auto& r : s.shared_ranges)
+    if (address >= r.first && address < r.second) return AddressClass::shared;
+  return AddressClass::global;
+}
+}  // namespace detail
 
 void syncthreads(const char* file, int line) {
   Wait w;
@@ -586,6 +640,7 @@ void* block_shared_bytes(const char* file, int line, size_t bytes, size_t alignm
     p = ::operator new(bytes, std::align_val_t(align));
     std::memset(p, shared_poison_byte, bytes);
     s.allocations.emplace_back(p, align);
+    s.shared_ranges.emplace_back(reinterpret_cast<uintptr_t>(p), reinterpret_cast<uintptr_t>(p) + bytes);
   }
   return p;
 }
@@ -613,6 +668,15 @@ void run_grid(const LaunchInfo& info, const std::function<void()>& thread_body) 
                          " bytes of dynamic shared memory, more than a block can have (" +
                          std::to_string(max_shared_bytes) + ")");
   info.stream->history.push_back(LaunchRecord{info.kernel, info.grid, info.block, info.shared_bytes});
+  if (observer) {
+    if (launcher_stack.second == 0) launcher_stack = launching_stack();
+    observer->launch_begin(info);
+  }
+  struct LaunchEnd {  // the observer hears of the launch's end on every path out
+    ~LaunchEnd() {
+      if (observer) observer->launch_end();
+    }
+  } launch_end;
 
   const Schedule& schedule = info.stream->schedule;
   std::vector<Fiber>& fibers = fiber_pool();
@@ -626,6 +690,7 @@ void run_grid(const LaunchInfo& info, const std::function<void()>& thread_body) 
   const unsigned laggard = static_cast<unsigned>(schedule.laggard_warp) % warps;
 
   for (unsigned b : block_order) {
+    if (observer && !observer->block_begin(b, info.block)) continue;
     BlockState s;
     s.info = &info;
     s.body = &thread_body;
@@ -712,6 +777,7 @@ void run_grid(const LaunchInfo& info, const std::function<void()>& thread_body) 
       throw;
     }
     current = nullptr;
+    if (observer) observer->block_end();
 #if SPROCKET_EMULATION_ASAN
     ASAN_UNPOISON_MEMORY_REGION(dynamic.get(), info.shared_bytes + 16);
 #endif

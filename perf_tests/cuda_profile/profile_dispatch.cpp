@@ -1,0 +1,21 @@
+// sprocket-cuda-profile: the request's kernel to its driver (not instrumented: the drivers are).
+#include "Sprocket_Generators.hpp"
+#include "cuda_profile.hpp"
+
+namespace Sprocket {
+namespace cuda_profile {
+
+ApplyProfile profile(const ProfileRequest& request) {
+  if (!request.phase.empty() && request.kernel != "spgemm")
+    throw NotProfilable("--phase is spgemm's (numeric: the numeric re-run only)");
+  const HostCsr A = load_matrix(request.matrix);
+  if (request.kernel == "spmv") return profile_spmv(request, A);
+  if (request.kernel == "bsr") return profile_bsr(request, A);
+  if (request.kernel == "spmm") return profile_spmm(request, A);
+  if (request.kernel == "sddmm") return profile_sddmm(request, A);
+  if (request.kernel == "spgemm") return profile_spgemm(request, A);
+  throw NotProfilable("unknown kernel '" + request.kernel + "' (spmv, bsr, spmm, sddmm or spgemm)");
+}
+
+}  // namespace cuda_profile
+}  // namespace Sprocket
