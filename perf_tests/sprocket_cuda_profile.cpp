@@ -108,7 +108,8 @@ std::string json_line(const cp::ApplyProfile& p, const std::map<std::string, cp:
     << ",\"active_lane_fraction\":" << num(s.active_lane_fraction)
     << ",\"warp_requests_max\":" << num(s.warp_requests_max) << ",\"warp_requests_mean\":" << num(s.warp_requests_mean)
     << ",\"atomics\":" << num(s.atomics) << ",\"shared_requests\":" << num(s.shared_requests)
-    << ",\"footprint_bytes\":" << num(s.footprint_bytes)
+    << ",\"footprint_bytes\":" << num(s.footprint_bytes) << ",\"warp_syncs\":" << num(s.warp_syncs)
+    << ",\"barriers\":" << num(s.barriers)
     << ",\"predicted_ms_h100\":" << num(cp::predict_ms(features, c, h100)) << ",\"sample_every\":" << p.sample_every
     << ",\"sampled\":" << (p.sample_every > 1 ? "true" : "false") << ",\"registers_known\":"
     << (resources.empty() ? "false" : "true") << ",\"note\":\"" << json_escape(p.note) << "\"";
@@ -129,6 +130,7 @@ std::string json_line(const cp::ApplyProfile& p, const std::map<std::string, cp:
       << ",\"warp_requests_max\":" << l.warp_requests_max << ",\"warp_requests_mean\":" << num(l.warp_requests_mean)
       << ",\"warp_sectors_max\":" << l.warp_sectors_max
       << ",\"atomics\":" << l.atomic_requests << ",\"shared_requests\":" << l.shared_requests
+      << ",\"warp_syncs\":" << l.warp_syncs << ",\"barriers\":" << l.barriers
       << ",\"bank_conflict_ways\":"
       << num(l.shared_ideal_wavefronts ? double(l.shared_wavefronts) / double(l.shared_ideal_wavefronts) : 1.0)
       << ",\"occupancy_h100\":" << num(occ100.fraction) << ",\"occupancy_h200\":" << num(occ200.fraction)
@@ -201,10 +203,11 @@ void print_table(const cp::ApplyProfile& p, const std::map<std::string, cp::Kern
     }
   std::printf(
       "\napply: %llu launches, %.0f requests, %.0f sectors (%.2f per request), load efficiency %.0f%%, bank-conflict "
-      "ways %.2f, active lanes %.0f%%, busiest warp %.0f requests (mean %.1f), %.0f atomics, footprint %.1f MB\n",
+      "ways %.2f, active lanes %.0f%%, busiest warp %.0f requests (mean %.1f), %.0f atomics, %.0f warp-level "
+      "synchronizations (shuffles), %.0f barriers, footprint %.2f MB\n",
       (unsigned long long)s.launches, s.requests, s.sectors, s.sectors_per_request, 100 * s.load_efficiency,
       s.bank_conflict_ways, 100 * s.active_lane_fraction, s.warp_requests_max, s.warp_requests_mean, s.atomics,
-      s.footprint_bytes / 1e6);
+      s.warp_syncs, s.barriers, s.footprint_bytes / 1e6);
   std::printf("predicted on an H100: %.4f ms (model: docs/cuda-profile.md)%s\n", cp::predict_ms(features, c, h100),
               resources.empty() ? "; registers unknown (no --resources log): occupancy from block size and shared memory" : "");
 }
@@ -304,8 +307,9 @@ std::string sanitize(std::string s) {
 }
 
 /// --cache lines: key TAB then one
-/// "kernel|grid|block|shared|requests|sectors|footprint|warps|warp requests max|warp sectors max|launched at"
-/// per launch, TAB-separated.
+/// "kernel|grid|block|shared|requests|sectors|footprint|warps|warp requests max|warp sectors max|launched at|
+/// warp syncs|barriers|shared wavefronts" per launch, TAB-separated (the last three absent from older
+/// caches: 0).
 std::map<std::string, std::vector<cp::LaunchFeatures>> read_cache(const std::string& path) {
   std::map<std::string, std::vector<cp::LaunchFeatures>> out;
   std::ifstream in(path);
@@ -317,7 +321,7 @@ std::map<std::string, std::vector<cp::LaunchFeatures>> read_cache(const std::str
     std::vector<cp::LaunchFeatures> launches;
     while (std::getline(fields, launch, '\t')) {
       std::istringstream parts(launch);
-      std::string v[11];
+      std::string v[14];
       for (auto& x : v) std::getline(parts, x, '|');
       cp::LaunchFeatures f;
       f.kernel = v[0];
@@ -331,6 +335,9 @@ std::map<std::string, std::vector<cp::LaunchFeatures>> read_cache(const std::str
       f.warp_requests_max = std::stod(v[8]);
       f.warp_sectors_max = std::stod(v[9]);
       f.launched_at = v[10];
+      f.warp_syncs = v[11].empty() ? 0.0 : std::stod(v[11]);
+      f.barriers = v[12].empty() ? 0.0 : std::stod(v[12]);
+      f.shared_wavefronts = v[13].empty() ? 0.0 : std::stod(v[13]);
       launches.push_back(f);
     }
     out[key] = launches;
@@ -344,7 +351,8 @@ void append_cache(const std::string& path, const std::string& key, const std::ve
   for (const auto& f : launches)
     out << '\t' << sanitize(f.kernel) << '|' << f.grid << '|' << f.block << '|' << f.shared_bytes << '|'
         << num(f.requests) << '|' << num(f.sectors) << '|' << num(f.footprint_sectors) << '|' << num(f.warps) << '|'
-        << num(f.warp_requests_max) << '|' << num(f.warp_sectors_max) << '|' << sanitize(f.launched_at);
+        << num(f.warp_requests_max) << '|' << num(f.warp_sectors_max) << '|' << sanitize(f.launched_at) << '|'
+        << num(f.warp_syncs) << '|' << num(f.barriers) << '|' << num(f.shared_wavefronts);
   out << '\n';
 }
 

@@ -93,6 +93,9 @@ struct LaunchFeatures {
   size_t shared_bytes = 0;
   double requests = 0, sectors = 0, footprint_sectors = 0, warps = 0;
   double warp_requests_max = 0, warp_sectors_max = 0;
+  /// Shared-memory wavefronts, shuffles / ballots / __syncwarp, and __syncthreads (recorded, not
+  /// yet in the model: the constants were fitted on profiles made before they were kept).
+  double shared_wavefronts = 0, warp_syncs = 0, barriers = 0;
   int resident_warps = 0;  // per multiprocessor (theoretical occupancy)
 };
 std::vector<LaunchFeatures> features_of(const ApplyProfile& profile, const Card& card,
@@ -115,6 +118,7 @@ struct ApplySummary {
   double warp_requests_max = 0, warp_requests_mean = 0;
   double atomics = 0, shared_requests = 0;
   double footprint_bytes = 0;
+  double warp_syncs = 0, barriers = 0;  // shuffles / ballots / __syncwarp per warp, __syncthreads per block
 };
 ApplySummary summarize(const ApplyProfile& profile);
 

@@ -82,9 +82,9 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-/// The bare name of a demangled function ("Sprocket::Impl::cuda::spmv_kernel<...>(...)" ->
-/// "spmv_kernel").
-std::string short_function(const std::string& f) {
+}  // namespace
+
+std::string unqualified_name(const std::string& f) {
   if (f.rfind("_Z", 0) == 0) {  // left mangled (the demangler refused it): its last plain identifier
     size_t i = f.size() > 2 && f[2] == 'N' ? 3 : 2;
     std::string last = f;
@@ -108,6 +108,8 @@ std::string short_function(const std::string& f) {
   const size_t colon = out.rfind("::");
   return colon == std::string::npos ? out : out.substr(colon + 2);
 }
+
+namespace {
 
 /// The inline frames of each of `pcs` (return addresses in this executable), through
 /// llvm-symbolizer (GNU output style), or addr2line where it is missing (it misnames the function
@@ -174,7 +176,7 @@ SiteName name_chain(const std::array<uintptr_t, 3>& chain, const std::unordered_
     return name;
   }
   const std::string& innermost_file = fr.front().second;
-  const std::string innermost_function = short_function(fr.front().first);
+  const std::string innermost_function = unqualified_name(fr.front().first);
   name.atomic = innermost_file.find("sprocket_cuda_emulation.hpp") != std::string::npos &&
                 innermost_function.find("atomic") != std::string::npos;
   const auto ours = [](const std::string& loc) {
@@ -195,7 +197,7 @@ SiteName name_chain(const std::array<uintptr_t, 3>& chain, const std::unordered_
     const size_t paren = b.find(" (");
     return paren == std::string::npos ? b : b.substr(0, paren);  // "(discriminator n)"
   };
-  name.where = location(fr[pick].second) + " " + short_function(fr[pick].first);
+  name.where = location(fr[pick].second) + " " + unqualified_name(fr[pick].first);
   if (pick + 1 < fr.size() && ours(fr[pick + 1].second)) name.where += " < " + location(fr[pick + 1].second);
   return name;
 }
@@ -259,11 +261,25 @@ struct AccessRecorder::Impl final : detail::EmulationObserver {
     if (sample_every > 1 && launch.grid > sample_min_grid && block % sample_every != sample_every / 2) return false;
     if (threads.size() < count) threads.resize(count);
     for (unsigned t = 0; t < count; ++t) threads[t].clear();
+    syncs.assign(count, 0);
+    block_barriers = 0;
     block_threads = count;
     ++launch.blocks_recorded;
     return true;
   }
   void block_end() override;
+  /// Per thread of the running block: warp-level synchronization points reached; the block's
+  /// __syncthreads count (thread 0's).
+  std::vector<uint64_t> syncs;
+  uint64_t block_barriers = 0;
+  void synchronization(unsigned thread, bool block_wide) override {
+    if (!in_launch || thread >= syncs.size()) return;
+    if (block_wide) {
+      if (thread == 0) ++block_barriers;
+    } else {
+      ++syncs[thread];
+    }
+  }
   void launch_end() override {
     if (!in_launch) return;
     in_launch = false;
@@ -343,6 +359,7 @@ __attribute__((always_inline)) inline void record(uintptr_t address, uint32_t si
 
 void AccessRecorder::Impl::block_end() {
   name_new_sites();
+  launch.barriers += block_barriers;
   std::vector<uint64_t> sectors;
   std::vector<std::pair<uintptr_t, uintptr_t>> spans;
   std::vector<uint64_t> bank_words[warp_size];
@@ -484,6 +501,9 @@ void AccessRecorder::Impl::block_end() {
       begin = end;
     }
     ++launch.warps;
+    uint64_t warp_syncs = 0;
+    for (unsigned lane = 0; lane < lanes; ++lane) warp_syncs = std::max(warp_syncs, syncs[first + lane]);
+    launch.warp_syncs += warp_syncs;
     warp_requests_sum += warp_requests;
     launch.warp_sectors_max = std::max(launch.warp_sectors_max, warp_sectors);
     launch.warp_requests_max = std::max(launch.warp_requests_max, warp_requests);

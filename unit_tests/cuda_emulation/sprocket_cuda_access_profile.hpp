@@ -29,7 +29,9 @@
 //   active lanes   summed over all memory instructions (/ 32 / instructions: the active fraction);
 //   warp requests  global requests per warp: the busiest warp's and the mean (the critical path),
 //                  and the most sectors any one warp fetched;
-//   footprint      distinct sectors of the launch (and of everything recorded since start()).
+//   footprint      distinct sectors of the launch (and of everything recorded since start());
+//   synchronization  warp-level synchronizing instructions (shuffles, ballots, __syncwarp) and
+//                  __syncthreads barriers, which the memory counts do not show.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -75,6 +77,10 @@ struct LaunchProfile {
   double warp_requests_mean = 0;
   uint64_t warp_sectors_max = 0;                // global sectors of the warp with the most
   uint64_t footprint_sectors = 0;  // distinct global sectors of this launch
+  /// Warp-level synchronizing instructions (shuffles, ballots, __syncwarp: per warp the most any
+  /// lane executed, summed over warps) and __syncthreads barriers (per block, summed over blocks):
+  /// instructions the memory counts do not show (reductions).
+  uint64_t warp_syncs = 0, barriers = 0;
   std::vector<SiteProfile> sites;
 
   uint64_t requests() const { return global_load_requests + global_store_requests + atomic_requests; }
@@ -111,6 +117,10 @@ class AccessRecorder {
   friend struct Impl;
 };
 
+/// The unqualified name of a function, demangled ("void Sprocket::Impl::cuda::spmv_kernel<4>(...)")
+/// or Itanium-mangled ("_ZN8Sprocket4Impl4cuda11spmv_kernelILi4EEEvv"): "spmv_kernel".
+std::string unqualified_name(const std::string& function);
+
 /// True when this executable's launching code was compiled with the access instrumentation
 /// (a recorder in a program without it records nothing).
 bool access_instrumentation_seen();
@@ -125,6 +135,9 @@ struct EmulationObserver {
   virtual bool block_begin(unsigned block, unsigned threads) = 0;
   virtual void block_end() = 0;
   virtual void launch_end() = 0;
+  /// Thread `thread` of the running block reached a synchronization point: __syncthreads
+  /// (`block_wide`), or a warp-level one (a shuffle, __ballot_sync, __syncwarp).
+  virtual void synchronization(unsigned thread, bool block_wide) = 0;
 };
 void set_emulation_observer(EmulationObserver* observer);
 

@@ -512,6 +512,7 @@ void arrive(const char* what, const Wait& wait) {
     ++s.syncthreads_waiting;
   else
     ++s.warp_waiting[t / warp_size];
+  if (observer) observer->synchronization(t, wait.kind == WaitKind::syncthreads);
   to_scheduler(s, f, false);
 }
 

@@ -176,6 +176,17 @@ __global__ void helper_calls_kernel(const double* a, const double* c, double* b)
   b[t] = x + y;
 }
 
+/// A warp sum by five __shfl_xor_sync rounds between two __syncthreads: per warp 5 warp-level
+/// synchronizations, per block 2 barriers.
+__global__ void reduction_kernel(const double* a, double* b) {
+  const unsigned t = threadIdx.x;
+  double v = a[t];
+  __syncthreads();
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  __syncthreads();
+  if (t % 32 == 0) b[t / 32] = v;
+}
+
 /// b[i] = a[i] over the grid.
 __global__ void grid_copy_kernel(const double* a, double* b) {
   const unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -494,6 +505,22 @@ TEST(CudaAccessProfile, HelperCallsAreNamedByTheirCaller) {
     EXPECT_TRUE(first || second) << s.where;
     EXPECT_EQ(s.sectors, first ? 8u : 16u) << s.where;
   }
+}
+
+// Two blocks of two warps: 5 shuffles per warp (20 in all), 2 barriers per block (4).
+TEST(CudaAccessProfile, ShufflesAndBarriersAreCounted) {
+  emu::Device device;
+  DeviceArray<double> a(128, 1.0), b(4, 0.0);
+  const emu::LaunchProfile l = record_one([&] {
+    SPROCKET_CUDA_LAUNCH(shape(2, 64), stream_of(device), reduction_kernel)(a.data(), b.data());
+  });
+  EXPECT_EQ(b[0], 32.0);
+  EXPECT_EQ(l.warps, 4u);
+  EXPECT_EQ(l.warp_syncs, 20u);
+  EXPECT_EQ(l.barriers, 4u);
+  EXPECT_EQ(l.global_load_requests, 4u);   // one per warp
+  EXPECT_EQ(l.global_store_requests, 4u);  // lane 0 of each warp
+  EXPECT_EQ(l.active_lanes, 4u * 32u + 4u);
 }
 
 // Sampling every 4th block of a grid of 8 runs and records blocks 2 and 6 only.
