@@ -532,7 +532,8 @@ int validate(const Options& opt, const std::map<std::string, cp::KernelResources
               << ",\"failed_checks_skipped\":" << failed_checks << ",\"unmodeled_cases\":" << unmodeled << ",\"launch_us\":" << num(constants.launch_us)
               << ",\"dram_gbps\":" << num(constants.dram_gbps) << ",\"l2_gbps\":" << num(constants.l2_gbps)
               << ",\"request_us\":" << num(constants.request_us) << ",\"sector_us\":" << num(constants.sector_us)
-              << ",\"overlap\":" << num(constants.overlap) << ",\"warp_us\":" << num(constants.warp_us) << "}\n";
+              << ",\"overlap\":" << num(constants.overlap) << ",\"warp_us\":" << num(constants.warp_us)
+              << ",\"shared_us\":" << num(constants.shared_us) << ",\"sync_us\":" << num(constants.sync_us) << "}\n";
     return 0;
   }
   std::printf("%-70s %10s %10s %7s %s\n", "case", "measured", "predicted", "ratio", "");
@@ -560,9 +561,9 @@ int validate(const Options& opt, const std::map<std::string, cp::KernelResources
       unmodeled);
   std::printf(
       "fitted constants: launch %.4g us, DRAM %.4g GB/s, L2 %.4g GB/s, request %.4g us, sector %.4g us, overlap %.3g, "
-      "warp %.4g us\n",
+      "warp %.4g us, shared wavefront %.4g us, synchronization %.4g us\n",
       constants.launch_us, constants.dram_gbps, constants.l2_gbps, constants.request_us, constants.sector_us,
-      constants.overlap, constants.warp_us);
+      constants.overlap, constants.warp_us, constants.shared_us, constants.sync_us);
   return 0;
 }
 

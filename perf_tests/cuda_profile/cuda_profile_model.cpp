@@ -20,15 +20,18 @@ ModelConstants h100_constants() {
   // Fitted by sprocket-cuda-profile --validate on perf_tests/results/gpu-h100-2026-11-26.jsonl and
   // gpu-h100-2026-11-26-variants.jsonl (29 cases in the fit, 11 held out; the run and its errors:
   // perf_tests/results/cuda-profile-h100-2026-11-27.md). The fit leaves DRAM unbounded: on these
-  // cases the sectors through L2 always bound before the footprint does.
+  // cases the sectors through L2 always bound before the footprint does, and the per-warp cost
+  // takes in the launch's (launch_us near 0).
   ModelConstants c;
-  c.launch_us = 10.25;
-  c.dram_gbps = 1.071e8;
-  c.l2_gbps = 3546.0;
-  c.request_us = 0.02526;
-  c.sector_us = 0.0156;
+  c.launch_us = 0.00034;
+  c.dram_gbps = 3.317e11;
+  c.l2_gbps = 4138.0;
+  c.request_us = 0.0262;
+  c.sector_us = 0.01554;
   c.overlap = 1.0;
-  c.warp_us = 1.947;
+  c.warp_us = 1.788;
+  c.shared_us = 0.2941;
+  c.sync_us = 0.0355;
   return c;
 }
 
@@ -169,8 +172,12 @@ LaunchEstimate estimate(const LaunchFeatures& f, const ModelConstants& c, const 
   e.dram_ms = dram_bytes / (c.dram_gbps * 1e9) * 1e3;
   e.l2_ms = 32.0 * f.sectors / (c.l2_gbps * 1e9) * 1e3;
   const double slots = double(card.multiprocessors) * std::max(1, f.resident_warps);
-  e.throughput_ms =
-      1e-3 * (c.request_us * f.requests / slots + c.sector_us * f.sectors / slots + c.warp_us * f.warps / slots);
+  // A barrier holds every warp of its block.
+  const double synchronizations = f.warp_syncs + f.barriers * std::ceil(f.block / 32.0);
+  e.throughput_ms = 1e-3 *
+                    (c.request_us * f.requests + c.sector_us * f.sectors + c.warp_us * f.warps +
+                     c.shared_us * f.shared_wavefronts + c.sync_us * synchronizations) /
+                    slots;
   e.critical_ms = 1e-3 * (c.request_us * f.warp_requests_max + c.sector_us * f.warp_sectors_max);
   e.launch_ms = c.launch_us * 1e-3;
   const double streaming = std::max({e.dram_ms, e.l2_ms, e.throughput_ms});
@@ -243,7 +250,7 @@ double fit_error(const std::vector<FitCase>& cases, const Card& card, const Mode
   }
   return n ? sum / n : 0;
 }
-constexpr int dims = 7;
+constexpr int dims = 9;
 using Point = std::array<double, dims>;
 ModelConstants from_log(const Point& x) {
   ModelConstants c;
@@ -254,6 +261,8 @@ ModelConstants from_log(const Point& x) {
   c.sector_us = std::exp(x[4]);
   c.overlap = 1.0 + std::exp(x[5]);  // >= 1: from a sum (1) towards the larger of the two
   c.warp_us = std::exp(x[6]);
+  c.shared_us = std::exp(x[7]);
+  c.sync_us = std::exp(x[8]);
   return c;
 }
 }  // namespace
@@ -261,17 +270,26 @@ ModelConstants from_log(const Point& x) {
 ModelConstants fit_constants(const std::vector<FitCase>& cases, const Card& card, const ModelConstants& start) {
   const Point x0{std::log(start.launch_us), std::log(start.dram_gbps), std::log(start.l2_gbps),
                  std::log(start.request_us), std::log(start.sector_us), std::log(std::max(1e-3, start.overlap - 1.0)),
-                 std::log(start.warp_us)};
-  const auto f = [&](const Point& x) { return fit_error(cases, card, from_log(x)); };
-  // Nelder-Mead; the objective is piecewise smooth (the max of three terms), so a few restarts
-  // from the best point so far.
+                 std::log(start.warp_us), std::log(start.shared_us), std::log(start.sync_us)};
+  // Every constant stays within a factor e^10 of the start either way: a term the cases do not
+  // need drifts towards zero, where the simplex cannot see it again.
+  const auto f = [&](const Point& x) {
+    Point y = x;
+    for (int d = 0; d < dims; ++d) y[d] = std::min(std::max(x[d], x0[d] - 10.0), x0[d] + 10.0);
+    return fit_error(cases, card, from_log(y));
+  };
+  // Nelder-Mead; the objective is piecewise smooth (the max of three terms), so restarts: from
+  // the start and from the best point so far, with small and large first steps.
   Point best = x0;
-  for (int restart = 0; restart < 4; ++restart) {
+  double best_value = f(x0);
+  for (int restart = 0; restart < 6; ++restart) {
     std::array<Point, dims + 1> simplex;
     std::array<double, dims + 1> value;
+    const Point& origin = restart % 2 == 0 ? best : x0;
+    const double step = restart % 3 == 2 ? 2.5 : 0.7;
     for (int i = 0; i <= dims; ++i) {
-      simplex[i] = best;
-      if (i > 0) simplex[i][i - 1] += 0.7;
+      simplex[i] = origin;
+      if (i > 0) simplex[i][i - 1] += step;
       value[i] = f(simplex[i]);
     }
     for (int iteration = 0; iteration < 800; ++iteration) {
@@ -313,8 +331,12 @@ ModelConstants fit_constants(const std::vector<FitCase>& cases, const Card& card
     int arg = 0;
     for (int i = 1; i <= dims; ++i)
       if (value[i] < value[arg]) arg = i;
-    best = simplex[arg];
+    if (value[arg] < best_value) {
+      best_value = value[arg];
+      best = simplex[arg];
+    }
   }
+  for (int d = 0; d < dims; ++d) best[d] = std::min(std::max(best[d], x0[d] - 10.0), x0[d] + 10.0);
   return from_log(best);
 }
 

@@ -10,12 +10,13 @@
 //                  re-references that miss a 50 MB L2 (hit ratio min(1, L2 / footprint));
 //     l2         = sectors * 32 / l2_gbps: every sector a request fetches goes through L2 (the L1
 //                  is not modelled);
-//     throughput = (request_us * requests + sector_us * sectors + warp_us * warps) / slots: every
+//     throughput = (request_us * requests + sector_us * sectors + warp_us * warps
+//                   + shared_us * shared wavefronts + sync_us * synchronizations) / slots: every
 //                  resident warp issues its requests one after another, a request's sectors pass
-//                  the L1 one after another, and every warp costs its start, its index arithmetic
-//                  and its reductions (shuffles, barriers: not recorded, so counted per warp)
-//                  (slots = multiprocessors * resident warps per multiprocessor at the launch's
-//                  theoretical occupancy);
+//                  the L1 one after another, every warp costs its start and index arithmetic,
+//                  shared memory costs its wavefronts, and reductions their shuffles and barriers
+//                  (a barrier counted once per warp of its block) (slots = multiprocessors *
+//                  resident warps per multiprocessor at the launch's theoretical occupancy);
 //   critical   = request_us * busiest warp's requests + sector_us * most sectors of one warp: the
 //                warp the grid waits for;
 //   p (overlap >= 1) from a sum (the critical warp runs after the rest) to the larger of the two
@@ -82,6 +83,8 @@ struct ModelConstants {
   double sector_us = 0.01;
   double overlap = 2.0;
   double warp_us = 0.5;
+  double shared_us = 0.01;
+  double sync_us = 0.01;
 };
 /// Fitted on perf_tests/results/gpu-h100-2026-11-26*.jsonl (sprocket-cuda-profile --validate).
 ModelConstants h100_constants();
@@ -93,8 +96,8 @@ struct LaunchFeatures {
   size_t shared_bytes = 0;
   double requests = 0, sectors = 0, footprint_sectors = 0, warps = 0;
   double warp_requests_max = 0, warp_sectors_max = 0;
-  /// Shared-memory wavefronts, shuffles / ballots / __syncwarp, and __syncthreads (recorded, not
-  /// yet in the model: the constants were fitted on profiles made before they were kept).
+  /// Shared-memory wavefronts, shuffles / ballots / __syncwarp, and __syncthreads (blocks'
+  /// barriers, summed).
   double shared_wavefronts = 0, warp_syncs = 0, barriers = 0;
   int resident_warps = 0;  // per multiprocessor (theoretical occupancy)
 };
@@ -129,7 +132,7 @@ struct FitCase {
   bool held_out = false;
 };
 /// Minimizes the mean squared log error of the cases not held out (Nelder-Mead over the log of
-/// the seven constants, from `start`).
+/// the nine constants, from `start`).
 ModelConstants fit_constants(const std::vector<FitCase>& cases, const Card& card, const ModelConstants& start);
 
 }  // namespace cuda_profile
