@@ -287,6 +287,12 @@ struct RecordedCase {
   std::string unmodeled;
   bool held_out = false;
   double predicted_ms = 0;
+  /// The mean of the recorded times, in ms.
+  double measured_ms() const {
+    double sum = 0;
+    for (double t : seconds) sum += t;
+    return 1e3 * sum / double(seconds.size());
+  }
 };
 
 /// One case in four, by a hash of its key, is left out of the fit (FNV-1a, its high bits mixed
@@ -444,9 +450,7 @@ int validate(const Options& opt, const std::map<std::string, cp::KernelResources
   std::vector<cp::FitCase> fit;
   for (const auto& c : cases) {
     if (!c.skipped.empty() || !c.unmodeled.empty()) continue;
-    double mean = 0;
-    for (double s : c.seconds) mean += s;
-    fit.push_back(cp::FitCase{c.launches, 1e3 * mean / c.seconds.size(), c.held_out});
+    fit.push_back(cp::FitCase{c.launches, c.measured_ms(), c.held_out});
   }
   const cp::ModelConstants constants = cp::fit_constants(fit, h100, cp::h100_constants());
 
@@ -459,10 +463,7 @@ int validate(const Options& opt, const std::map<std::string, cp::KernelResources
   for (auto& c : cases) {
     if (!c.skipped.empty()) continue;
     c.predicted_ms = cp::predict_ms(c.launches, constants, h100);
-    double mean = 0;
-    for (double s : c.seconds) mean += s;
-    const double measured = 1e3 * mean / c.seconds.size();
-    const double ratio = c.predicted_ms / measured;
+    const double ratio = c.predicted_ms / c.measured_ms();
     const bool ok = ratio <= 2.0 && ratio >= 0.5;
     if (!c.unmodeled.empty()) continue;
     for (Tally* t : {&all, c.held_out ? &held : &trained}) {
@@ -476,11 +477,6 @@ int validate(const Options& opt, const std::map<std::string, cp::KernelResources
   }
   // For every matrix with several variants: the variant predicted fastest, measured against the
   // fastest measured.
-  const auto measured_ms = [](const RecordedCase* c) {
-    double mean = 0;
-    for (double s : c->seconds) mean += s;
-    return 1e3 * mean / c->seconds.size();
-  };
   struct Pick {
     std::string group, predicted_variant, fastest_variant;
     double slowdown;
@@ -492,11 +488,11 @@ int validate(const Options& opt, const std::map<std::string, cp::KernelResources
     const RecordedCase* by_prediction = *std::min_element(
         members.begin(), members.end(), [](auto a, auto b) { return a->predicted_ms < b->predicted_ms; });
     const RecordedCase* by_measurement = *std::min_element(
-        members.begin(), members.end(), [&](auto a, auto b) { return measured_ms(a) < measured_ms(b); });
+        members.begin(), members.end(), [&](auto a, auto b) { return a->measured_ms() < b->measured_ms(); });
     bool any_held = false;
     for (auto m : members) any_held = any_held || m->held_out;
     picks.push_back(Pick{group, by_prediction->request.variant, by_measurement->request.variant,
-                         measured_ms(by_prediction) / measured_ms(by_measurement), any_held});
+                         by_prediction->measured_ms() / by_measurement->measured_ms(), any_held});
   }
 
   if (opt.json) {
@@ -507,10 +503,10 @@ int validate(const Options& opt, const std::map<std::string, cp::KernelResources
       if (c.request.kernel == "spmm" || c.request.kernel == "sddmm")
         o << ",\"k\":" << c.request.k << ",\"layout\":\"" << c.request.layout << "\"";
       if (c.skipped.empty())
-        o << ",\"predicted_ms\":" << num(c.predicted_ms) << ",\"measured_ms\":" << num(measured_ms(&c))
-          << ",\"ratio\":" << num(c.predicted_ms / measured_ms(&c)) << ",\"launches\":" << c.launches.size();
+        o << ",\"predicted_ms\":" << num(c.predicted_ms) << ",\"measured_ms\":" << num(c.measured_ms())
+          << ",\"ratio\":" << num(c.predicted_ms / c.measured_ms()) << ",\"launches\":" << c.launches.size();
       else
-        o << ",\"predicted_ms\":null,\"measured_ms\":" << num(measured_ms(&c)) << ",\"skipped\":\""
+        o << ",\"predicted_ms\":null,\"measured_ms\":" << num(c.measured_ms()) << ",\"skipped\":\""
           << json_escape(c.skipped) << "\"";
       if (!c.request.phase.empty()) o << ",\"phase\":\"" << c.request.phase << "\"";
       o << ",\"modeled\":" << (c.unmodeled.empty() ? "true" : "false");
@@ -539,11 +535,11 @@ int validate(const Options& opt, const std::map<std::string, cp::KernelResources
   std::printf("%-70s %10s %10s %7s %s\n", "case", "measured", "predicted", "ratio", "");
   for (const auto& c : cases) {
     if (!c.skipped.empty()) {
-      std::printf("%-70.70s %10.4f %10s %7s skipped: %s\n", c.key.c_str(), measured_ms(&c), "-", "-", c.skipped.c_str());
+      std::printf("%-70.70s %10.4f %10s %7s skipped: %s\n", c.key.c_str(), c.measured_ms(), "-", "-", c.skipped.c_str());
       continue;
     }
-    const double r = c.predicted_ms / measured_ms(&c);
-    std::printf("%-70.70s %10.4f %10.4f %7.2f %s%s%s\n", c.key.c_str(), measured_ms(&c), c.predicted_ms, r,
+    const double r = c.predicted_ms / c.measured_ms();
+    std::printf("%-70.70s %10.4f %10.4f %7.2f %s%s%s\n", c.key.c_str(), c.measured_ms(), c.predicted_ms, r,
                 c.held_out ? "held out" : "", (r > 2 || r < 0.5) ? " (outside 2x)" : "",
                 c.unmodeled.empty() ? "" : " not modeled: host work between launches");
   }

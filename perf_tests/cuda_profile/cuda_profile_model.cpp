@@ -136,6 +136,13 @@ Occupancy theoretical_occupancy(const Card& card, unsigned block, size_t shared_
   return o;
 }
 
+namespace {
+/// What a launch's counts stand for: the grid over the blocks recorded (1 without sampling).
+double grid_scale(const cuda_emulation::LaunchProfile& l) {
+  return l.blocks_recorded ? double(l.grid) / double(l.blocks_recorded) : 1.0;
+}
+}  // namespace
+
 std::vector<LaunchFeatures> features_of(const ApplyProfile& profile, const Card& card,
                                         const std::map<std::string, KernelResources>& resources) {
   std::vector<LaunchFeatures> out;
@@ -146,7 +153,7 @@ std::vector<LaunchFeatures> features_of(const ApplyProfile& profile, const Card&
     f.grid = l.grid;
     f.block = l.block;
     f.shared_bytes = l.shared_bytes;
-    const double scale = l.blocks_recorded ? double(l.grid) / double(l.blocks_recorded) : 1.0;
+    const double scale = grid_scale(l);
     f.requests = scale * double(l.requests());
     f.sectors = scale * double(l.sectors());
     f.footprint_sectors = scale * double(l.footprint_sectors);
@@ -204,7 +211,7 @@ ApplySummary summarize(const ApplyProfile& p) {
   double load_useful = 0, load_sectors = 0, wavefronts = 0, ideal = 0, lanes = 0, instructions = 0, warps = 0,
          warp_requests = 0;
   for (const auto& l : p.launches) {
-    const double scale = l.blocks_recorded ? double(l.grid) / double(l.blocks_recorded) : 1.0;
+    const double scale = grid_scale(l);
     s.requests += scale * double(l.requests());
     s.sectors += scale * double(l.sectors());
     load_useful += scale * double(l.global_load_useful_bytes);

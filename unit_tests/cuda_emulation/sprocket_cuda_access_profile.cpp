@@ -317,6 +317,10 @@ struct AccessRecorder::Impl final : detail::EmulationObserver {
   std::vector<uint32_t> occurrence;                     // by site id, for the current lane
   std::vector<std::vector<uint32_t>> instruction_of;  // by site id and occurrence, for the current warp
   std::vector<uintptr_t> touched;                       // site ids with state to reset
+  std::vector<uintptr_t> warp_sites;                    // site ids with instructions in this warp
+  std::vector<uint64_t> sectors;                        // of one instruction
+  std::vector<std::pair<uintptr_t, uintptr_t>> spans;  // of one instruction: [address, end)
+  std::vector<uint64_t> bank_words[warp_size];          // of one shared-memory phase, by bank
 
   SiteProfile& site(uintptr_t id, uint8_t kind, uint8_t space) {
     auto [it, inserted] = site_index.emplace(id, launch.sites.size());
@@ -360,9 +364,6 @@ __attribute__((always_inline)) inline void record(uintptr_t address, uint32_t si
 void AccessRecorder::Impl::block_end() {
   name_new_sites();
   launch.barriers += block_barriers;
-  std::vector<uint64_t> sectors;
-  std::vector<std::pair<uintptr_t, uintptr_t>> spans;
-  std::vector<uint64_t> bank_words[warp_size];
   if (occurrence.size() < chains.size()) occurrence.resize(chains.size(), 0);
   if (instruction_of.size() < chains.size()) instruction_of.resize(chains.size());
 
@@ -370,7 +371,7 @@ void AccessRecorder::Impl::block_end() {
     entries.clear();
     instructions.clear();
     const unsigned lanes = std::min<unsigned>(warp_size, block_threads - first);
-    std::vector<uintptr_t> warp_sites;
+    warp_sites.clear();
     for (unsigned lane = 0; lane < lanes; ++lane) {
       touched.clear();
       // An emulated read-modify-write is one atomic, recorded at its read half; its write half,
@@ -414,10 +415,8 @@ void AccessRecorder::Impl::block_end() {
     }
     entries.swap(grouped);
     uint64_t warp_requests = 0, warp_sectors = 0;
-    for (size_t begin = 0; begin < entries.size();) {
-      size_t end = begin;
-      while (end < entries.size() && entries[end].instruction == entries[begin].instruction) ++end;
-      const Instruction& ins = instructions[entries[begin].instruction];
+    for (const Instruction& ins : instructions) {
+      const size_t begin = ins.first, end = begin + ins.count;
       SiteProfile& sp = site(ins.site, ins.kind, ins.space);
       const uint64_t active_lanes = end - begin;
       sp.instructions += 1;
@@ -498,7 +497,6 @@ void AccessRecorder::Impl::block_end() {
         launch.shared_wavefronts += wavefronts;
         launch.shared_ideal_wavefronts += ideal;
       }
-      begin = end;
     }
     ++launch.warps;
     uint64_t warp_syncs = 0;

@@ -6,8 +6,6 @@
 // status: 0 on success, 1 on an unreadable matrix, 2 with a message naming the problem on bad
 // usage. Timings themselves are not judged (a shared machine), only that they are consistent.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -20,36 +18,15 @@
 #include <string>
 #include <vector>
 
+#include "tool_test_utils.hpp"
+
 namespace {
 
-struct Output {
-  std::string out;  // stdout
-  std::string err;  // stderr
-  int status = -1;  // exit status
-};
+using Output = Sprocket::test::ToolOutput;
 
 /// Runs sprocket-bench with `args`; `environment` (e.g. "env -u OMP_PROC_BIND") goes before it.
 Output run_bench(const std::string& args, const std::string& environment = "") {
-  char err_path[] = "/tmp/test_sprocket_bench_XXXXXX";
-  const int fd = mkstemp(err_path);
-  Output out;
-  if (fd < 0) return out;
-  close(fd);
-  const std::string command =
-      (environment.empty() ? "" : environment + " ") + std::string(SPROCKET_BENCH_BINARY) + " " + args + " 2>" + err_path;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe) {
-    char buffer[4096];
-    while (fgets(buffer, sizeof buffer, pipe)) out.out += buffer;
-    const int status = pclose(pipe);
-    out.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-  std::ifstream err(err_path);
-  std::stringstream ss;
-  ss << err.rdbuf();
-  out.err = ss.str();
-  std::remove(err_path);
-  return out;
+  return Sprocket::test::run_tool(SPROCKET_BENCH_BINARY, args, environment);
 }
 
 /// One value of a flat JSON object: its type and its text (strings unescaped, others as written).

@@ -6,7 +6,6 @@
 // a message naming the problem). Counts of hand-made kernels are checked exactly in
 // unit_tests/cuda_emulation/test_cuda_access_profile.cpp; here the tool's plumbing.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -18,35 +17,13 @@
 #include <vector>
 
 #include "sprocket_test_utils.hpp"
+#include "tool_test_utils.hpp"
 
 namespace {
 
-struct Output {
-  std::string out, err;
-  int status = -1;
-};
+using Output = Sprocket::test::ToolOutput;
 
-Output run_profile(const std::string& args) {
-  char err_path[] = "/tmp/test_sprocket_cuda_profile_XXXXXX";
-  const int fd = mkstemp(err_path);
-  Output out;
-  if (fd < 0) return out;
-  close(fd);
-  const std::string command = std::string(SPROCKET_CUDA_PROFILE_BINARY) + " " + args + " 2>" + err_path;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe) {
-    char buffer[8192];
-    while (fgets(buffer, sizeof buffer, pipe)) out.out += buffer;
-    const int status = pclose(pipe);
-    out.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-  std::ifstream err(err_path);
-  std::stringstream ss;
-  ss << err.rdbuf();
-  out.err = ss.str();
-  std::remove(err_path);
-  return out;
-}
+Output run_profile(const std::string& args) { return Sprocket::test::run_tool(SPROCKET_CUDA_PROFILE_BINARY, args); }
 
 /// The JSON lines of stdout (Kokkos' warnings go to stderr).
 std::vector<std::string> json_lines(const std::string& out) {
