@@ -102,6 +102,15 @@ if [[ "$CONFIG" == host ]]; then
     cmake_args+=(-DSPROCKET_CUDA_EMULATION_ASAN=OFF)
   fi
 fi
+# `make bench`: the graphblas9 peer's GraphBLAS 9.3.1, built once into the dependency cache where
+# ../shared/deps holds its archive (never for the tests).
+if [[ "$ACTION" == bench && "$CONFIG" != trilinos ]]; then
+  if GRAPHBLAS9_PREFIX="$(bash "$ROOT/cmake/sprocket-graphblas9.sh" | tail -1)" && [[ -n "$GRAPHBLAS9_PREFIX" ]]; then
+    cmake_args+=("-DSPROCKET_GRAPHBLAS9_ROOT=$GRAPHBLAS9_PREFIX")
+  else
+    say "no graphblas9 peer in this build (see the message above)"
+  fi
+fi
 mkdir -p "$ROOT/build"
 # A build tree configured against another Kokkos prefix (new patches, other install) is stale:
 # CMake would reset its cache on the compiler change and lose our settings, so start afresh.

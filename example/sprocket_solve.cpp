@@ -176,15 +176,7 @@ std::vector<double> grid_coordinates(const Problem& p) {
   const int64_t n = std::llround(std::cbrt(static_cast<double>(nodes)));
   SPROCKET_REQUIRE(n * n * n * 3 == p.host.num_rows, "sprocket-solve: --amg-nullspace rigid-body needs dof=3 (",
                    p.name, " has ", p.host.num_rows, " rows)");
-  std::vector<double> xyz(static_cast<size_t>(nodes) * 3);
-  for (int64_t z = 0, node = 0; z < n; ++z)
-    for (int64_t y = 0; y < n; ++y)
-      for (int64_t x = 0; x < n; ++x, ++node) {
-        xyz[node * 3] = static_cast<double>(x);
-        xyz[node * 3 + 1] = static_cast<double>(y);
-        xyz[node * 3 + 2] = static_cast<double>(z);
-      }
-  return xyz;
+  return Sprocket::gen::elasticity3d_coordinates(n);
 }
 
 std::shared_ptr<const Sprocket::Preconditioner<double, Device>> make_preconditioner(const Problem& p,

@@ -101,6 +101,16 @@ class Record {
   }
   const std::vector<Field>& fields() const { return fields_; }
 
+  /// Removes every field whose key satisfies drop(key).
+  template <class Predicate>
+  Record& erase_if(Predicate drop) {
+    std::vector<Field> kept;
+    for (Field& f : fields_)
+      if (!drop(f.key)) kept.push_back(std::move(f));
+    fields_ = std::move(kept);
+    return *this;
+  }
+
   /// Sets every field of other (same key, kind and text), in its order.
   Record& merge(const Record& other) {
     for (const Field& f : other.fields_) put(f);
@@ -142,10 +152,51 @@ struct Column {
 /// JSON lines).
 inline std::ostream& info_stream(const Args& args) { return args.json ? std::cerr : std::cout; }
 
+/// The peer a ratio key compares with: "kk" for ratio_vs_kk, numeric_ratio_vs_kk and
+/// ratio_vs_kk_incl_setup_<n>; "" for a key that is no ratio.
+inline std::string ratio_key_peer(const std::string& key) {
+  const std::string mark = "ratio_vs_";
+  const size_t at = key.find(mark);
+  if (at == std::string::npos) return "";
+  std::string peer = key.substr(at + mark.size());
+  const size_t setup = peer.find("_incl_setup_");
+  if (setup != std::string::npos) peer = peer.substr(0, setup);
+  return peer;
+}
+
+/// The rule every published figure follows: no ratio against a result that failed --check. In
+/// the records of one section (each with "impl" and, after --check, "check"), a record whose own
+/// check failed loses every ratio key; the others lose their ratios against an implementation
+/// whose check failed, and say so in "ratios_withheld". Peers are matched by "impl"
+/// (ratio_vs_kk_unsorted compares with impl kk_unsorted).
+inline void withhold_failed_ratios(std::vector<Record>& records) {
+  std::vector<std::string> failed;
+  for (const Record& r : records) {
+    const Record::Field* check = r.find("check");
+    if (check && check->kind == Record::Kind::boolean && check->number == 0) add_unique(failed, r.text("impl"));
+  }
+  if (failed.empty()) return;
+  for (Record& r : records) {
+    const Record::Field* check = r.find("check");
+    const bool own_failed = check && check->kind == Record::Kind::boolean && check->number == 0;
+    std::vector<std::string> withheld;
+    r.erase_if([&](const std::string& key) {
+      const std::string peer = ratio_key_peer(key);
+      if (peer.empty()) return false;
+      const bool drop = own_failed || std::find(failed.begin(), failed.end(), peer) != failed.end();
+      if (drop) add_unique(withheld, own_failed ? std::string("all: this result failed --check") : peer + " failed --check");
+      return drop;
+    });
+    if (!withheld.empty()) r.set("ratios_withheld", join(withheld, "; "));
+  }
+}
+
 /// Prints one section: in --json mode one line per record; otherwise the title and a table of
 /// the given columns (columns that no record has are left out; a missing cell prints "-").
-inline void emit_section(const Args& args, const std::string& title, const std::vector<Record>& records,
+/// Ratios against failed checks are withheld first (withhold_failed_ratios).
+inline void emit_section(const Args& args, const std::string& title, std::vector<Record> records,
                          const std::vector<Column>& columns) {
+  withhold_failed_ratios(records);
   if (args.json) {
     for (const Record& r : records) std::cout << r.to_json() << "\n";
     std::cout.flush();
@@ -257,6 +308,35 @@ inline std::vector<Timing> time_interleaved(const std::vector<std::function<void
   std::vector<Timing> out;
   for (auto& s : samples) out.push_back(summarize(std::move(s)));
   return out;
+}
+
+/// One way a peer can run an operation (an algorithm, a schedule), for peers that offer several.
+struct Way {
+  std::string name;
+  std::function<void()> run;
+};
+
+/// What an expert does with a library that offers several algorithms: try each on the problem and
+/// keep the fastest. Each way runs once untimed (first use: JIT compiles, lazy set-ups), then 5
+/// times interleaved with the others (fenced); the smallest median wins. `trials` gets
+/// "name median_s, ..." for the record. Returns the winner's index (0 for a single way, untried).
+inline size_t fastest_way(const std::vector<Way>& ways, std::string* trials = nullptr) {
+  if (ways.size() <= 1) {
+    if (trials) *trials = ways.empty() ? "" : ways[0].name + " (only way)";
+    return 0;
+  }
+  std::vector<std::function<void()>> fns;
+  for (const Way& w : ways) fns.push_back(w.run);
+  const std::vector<Timing> t = time_interleaved(fns, 1, 5);
+  size_t best = 0;
+  std::ostringstream os;
+  os.precision(3);
+  for (size_t i = 0; i < ways.size(); ++i) {
+    os << (i ? ", " : "") << ways[i].name << " " << t[i].median;
+    if (t[i].median < t[best].median) best = i;
+  }
+  if (trials) *trials = os.str();
+  return best;
 }
 
 /// Seconds of one call of f (host clock; f is expected to synchronise what it must).

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "bench_common.hpp"
+#include "impl/utils/host_isa.hpp"
 #include "bench_kernels.hpp"
 #include "impl/blocks/block_ops.hpp"
 #include "impl/blocks/host_blas.hpp"
@@ -217,6 +218,7 @@ int run(const Args& args) {
           if (!is_peer) {
             const bool blas_path = names[i] != "kokkos" && Sprocket::Impl::blocks::take_blas_path(ws, X, Y);
             r.set("path", blas_path ? "blas" : "kokkos");
+            r.set("host_isa", Sprocket::Impl::host_isa_name());
             if (with_peer) r.set("ratio_vs_dgemm", peer_seconds / t[i].median);
           }
           if (args.check) r.set("check", static_cast<bool>(ok[i])).set("err_norm", err[i]);

@@ -24,6 +24,7 @@
 
 #include "Sprocket_Operator.hpp"
 #include "Sprocket_Reference.hpp"
+#include "impl/utils/host_isa.hpp"
 #include "bench_common.hpp"
 #include "bench_stream.hpp"
 
@@ -89,6 +90,9 @@ struct Candidate {
   /// each full product allocates), so the interleaved runs hold one result at a time and freeing
   /// it is outside everyone's time. Empty: nothing to drop.
   std::function<void()> release;
+  /// Peers with several algorithms (cuSPARSE, GraphBLAS methods, Kokkos Kernels): the one this line
+  /// ran (after a trial of all where the peer's experts would pick the fastest); "" for none.
+  std::string peer_algorithm;
   Record plan_keys;  ///< ours: what the plan runs (chosen_kernel, ...), right after variant
   Record details;    ///< fields only this implementation has, after setup_seconds
   double bytes = -1;               ///< bytes per apply of this implementation; < 0: the section's
@@ -114,6 +118,18 @@ inline Candidate candidate(std::string impl, std::string variant, std::function<
   c.apply = std::move(apply);
   c.setup_seconds = setup_seconds;
   c.note = std::move(note);
+  return c;
+}
+
+/// A peer that offers several ways to run the operation (fastest_way): its candidate runs the
+/// fastest, peer_algorithm names it and peer_trials gives each way's median from the trial.
+inline Candidate fastest_candidate(std::string impl, const std::vector<Way>& ways, double setup_seconds = -1,
+                                   std::string note = "") {
+  std::string trials;
+  const size_t best = fastest_way(ways, &trials);
+  Candidate c = candidate(std::move(impl), "default", ways.at(best).run, setup_seconds, std::move(note));
+  c.peer_algorithm = ways[best].name;
+  if (ways.size() > 1) c.details.set("peer_trials", trials);
   return c;
 }
 
@@ -185,6 +201,11 @@ int measure_section(const Args& args, const Section& section, const std::vector<
       if (candidates[c].impl == peer) return t[c].median;
     return std::nan("");
   };
+  auto peer_setup_seconds = [&](const std::string& peer) {
+    for (const Candidate& c : candidates)
+      if (c.impl == peer) return c.setup_seconds;
+    return -1.0;
+  };
   const Scalar alpha = static_cast<Scalar>(args.alpha), beta = static_cast<Scalar>(args.beta);
   std::vector<Record> records;
   for (size_t c = 0; c < candidates.size(); ++c) {
@@ -193,10 +214,23 @@ int measure_section(const Args& args, const Section& section, const std::vector<
     Record r;
     r.set("kernel", section.kernel).set("matrix", section.matrix).set("impl", cand.impl).set("variant", cand.variant);
     r.merge(section.keys).merge(cand.plan_keys);
+    if (cand.impl == "sprocket") r.set("host_isa", Sprocket::Impl::host_isa_name());
+    if (!cand.peer_algorithm.empty()) r.set("peer_algorithm", cand.peer_algorithm);
     r.set("seconds", s).set("gbps", bytes / s * 1e-9).set("gflops", section.flops / s * 1e-9);
     if (cand.impl == "sprocket")
       for (const std::string& peer : section.peers)
         if (!std::isnan(peer_seconds(peer))) r.set("ratio_vs_" + peer, peer_seconds(peer) / s);
+    // What a user pays for n applies, set-up (our analysis or plan construction, the peer's own
+    // preparation) included.
+    const double our_setup = cand.setup_seconds >= 0 ? cand.setup_seconds : cand.preprocess_seconds;
+    if (cand.impl == "sprocket" && our_setup >= 0)
+      for (const std::string& peer : section.peers) {
+        const double peer_s = peer_seconds(peer), peer_setup = std::max(0.0, peer_setup_seconds(peer));
+        if (std::isnan(peer_s)) continue;
+        for (const int n : {1, 10, 100})
+          r.set("ratio_vs_" + peer + "_incl_setup_" + std::to_string(n),
+                (peer_setup + n * peer_s) / (our_setup + n * s));
+      }
     if (cand.preprocess_seconds >= 0)
       r.set("preprocess_seconds", cand.preprocess_seconds).set("preprocess_applies", cand.preprocess_seconds / s);
     r.set("rows", section.rows)

@@ -43,6 +43,7 @@
 #include "bench_common.hpp"
 #include "bench_cusparse.hpp"
 #include "bench_graphblas.hpp"
+#include "bench_kk_peers.hpp"
 #include "bench_matrix_loop.hpp"
 
 namespace sprocket_bench {
@@ -72,43 +73,10 @@ inline Sprocket::SddmmOptions options_for(const std::string& variant) {
 /// Without --compare: graphblas where built, kokkos_team, cusparse where it can run.
 inline std::vector<std::string> default_peers() {
   std::vector<std::string> p;
-  if (graphblas_peer().available) p.push_back("graphblas");
+  add_default_graphblas_peers(p);
   p.push_back("kokkos_team");
   if (cusparse_peer().available) p.push_back("cusparse");
   return p;
-}
-
-/// The kokkos_team peer, written plainly: a team per row, the row's entries over the team's
-/// threads, the dot product over vector lanes (as many as K needs, up to a warp; the host backends
-/// take the lane loop as a plain inner loop).
-template <class Crs, class Mat, class Out>
-void kokkos_team_sddmm(const Crs& S, const Mat& A, const Mat& B, typename Crs::non_const_value_type alpha,
-                       typename Crs::non_const_value_type beta, const Out& out) {
-  using Scalar = typename Crs::non_const_value_type;
-  using Offset = typename Crs::non_const_size_type;
-  using Policy = Kokkos::TeamPolicy<typename Crs::execution_space>;
-  using Member = typename Policy::member_type;
-  const auto row_map = S.graph.row_map;
-  const auto entries = S.graph.entries;
-  const int64_t K = A.extent(1);
-  int vector_length = 1;
-  while (vector_length < K && vector_length < 32) vector_length *= 2;
-  vector_length = std::min(vector_length, Policy::vector_length_max());
-  Kokkos::parallel_for(
-      "sprocket-bench::sddmm::kokkos_team", Policy(S.numRows(), Kokkos::AUTO, vector_length),
-      KOKKOS_LAMBDA(const Member& team) {
-        const int64_t i = team.league_rank();
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, row_map(i), row_map(i + 1)), [&](const Offset k) {
-          const int64_t j = entries(k);
-          Scalar dot = 0;
-          Kokkos::parallel_reduce(
-              Kokkos::ThreadVectorRange(team, K), [&](const int64_t p, Scalar& sum) { sum += A(i, p) * B(j, p); },
-              dot);
-          Kokkos::single(Kokkos::PerThread(team), [&]() {
-            out(k) = beta == Scalar(0) ? alpha * dot : alpha * dot + beta * out(k);
-          });
-        });
-      });
 }
 
 #ifdef KOKKOS_ENABLE_CUDA
@@ -313,24 +281,14 @@ int run_section(const Args& args, const std::string& name, const Sprocket::HostC
   }
   for (const std::string& peer : peers) {
     if (peer == "kokkos_team") {
-      candidates.push_back(candidate("kokkos_team", "default",
-                                     [S, A, B, alpha, beta, out] { kokkos_team_sddmm(S, A, B, alpha, beta, out); }));
-    } else if (peer == "graphblas") {
-#ifdef SPROCKET_BENCH_HAVE_GRAPHBLAS
-      const std::string skip = graphblas_skip_reason(host, args.beta);
-      if (!skip.empty()) {
-        std::cerr << "sprocket-bench: graphblas skipped on " << name << ": " << skip << "\n";
-        continue;
-      }
-      const Timed<GraphblasSddmm<Mat, Out>> g =
-          construct_timed<GraphblasSddmm<Mat, Out>>(host, A, B, out, static_cast<double>(alpha));
-      const auto op = g.object;
-      Candidate c = candidate("graphblas", "default", [op] { op->apply(); }, g.seconds, op->note());
-      c.fetch_result = [op] { op->fetch_result(); };
+      Candidate c = candidate("kokkos_team", "default", [S, A, B, alpha, beta, out] {
+        kk::kokkos_team_sddmm<Scalar, Offset, Layout>(S, A, B, alpha, beta, out);
+      });
+      c.details.set("peer_march", kk::peers_march());
       candidates.push_back(std::move(c));
-#else
-      (void)host;  // only the graphblas peer reads the host copy
-#endif
+    } else if (is_graphblas_peer(peer)) {
+      if (auto c = graphblas::sddmm_candidate(peer, name, host, A, B, out, static_cast<double>(alpha), args.beta))
+        candidates.push_back(std::move(*c));
     } else if (peer == "cusparse") {
 #ifdef KOKKOS_ENABLE_CUDA
       if constexpr (std::is_same_v<Space, Kokkos::Cuda>) {
@@ -443,7 +401,7 @@ KernelEntry sddmm_entry() {
       "out = alpha (A B^T) o spy(S) + beta out on S's entries, A and B dense with --k columns (--layout, default "
       "right): SddmmPlan variants vs graphblas (GrB_mxm, structural mask, dot method), kokkos_team (a team per row), "
       "cusparse (cusparseSDDMM, CUDA); default --compare graphblas (where built), kokkos_team (+cusparse on CUDA)",
-      sddmm::variant_names(), sddmm::variant_names(), {graphblas_peer(), {"kokkos_team", true, ""}, cusparse_peer()},
+      sddmm::variant_names(), sddmm::variant_names(), {graphblas_peer(), graphblas9_peer(), {"kokkos_team", true, ""}, cusparse_peer()},
       "sprocket-bench --kernel sddmm --matrix gen:rmat:scale=16 --k 32,128 --compare graphblas,kokkos_team --check",
       [](auto... a) { return sddmm::run_matrix(a...); });
   const auto run = e.run;

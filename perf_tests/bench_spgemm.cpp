@@ -2,16 +2,20 @@
 // otherwise (A^T built once with Sprocket::transpose, outside every timing, as the spECK paper
 // does). Sprocket::SpgemmPlan (one line per variant) against, measured interleaved in the same run
 // on the same A and B:
-//   kk           Kokkos Kernels 3.4, View-level spgemm_symbolic / spgemm_numeric with SPGEMM_KK, the
-//                algorithm its enum marks as the default (a handle created with SPGEMM_DEFAULT resolves
-//                to SPGEMM_SERIAL on OpenMP and to the cuSPARSE TPL on CUDA, so it is named
-//                explicitly); its output (unsorted in 3.4) sorted afterwards with
+//   kk           Kokkos Kernels 3.4, View-level spgemm_symbolic / spgemm_numeric with the fastest on
+//                this product of its own algorithms SPGEMM_KK (the one its enum marks as the default;
+//                a handle created with SPGEMM_DEFAULT resolves to SPGEMM_SERIAL on OpenMP and to the
+//                cuSPARSE TPL on CUDA, so they are named explicitly), KK_DENSE, KK_MEMORY and KK_LP
+//                (peer_algorithm, peer_trials; bench_kk_peers.cpp); its output (unsorted in 3.4) sorted afterwards with
 //                KokkosKernels::Impl::sort_crs_matrix, the sort inside the time
 //   kk_unsorted  the same without the sort
-//   graphblas    SuiteSparse:GraphBLAS GrB_mxm (PLUS_TIMES, bench_graphblas.hpp), where found at build
+//   graphblas    SuiteSparse:GraphBLAS GrB_mxm (PLUS_TIMES; bench_graphblas.hpp, graphblas_peer.cpp):
+//                Debian's 7.4 where found at build time; graphblas9: 9.3.1 with its JIT where
+//                `make bench` built it. Each tries its default, Gustavson and hash methods at set-up
+//                and keeps the fastest (peer_algorithm)
 //   cusparse     cusparseSpGEMM, CUSPARSE_SPGEMM_ALG1, or ALG3 when ALG1 runs out of memory; CUDA
 //                builds only
-// Default --compare: kk, kk_unsorted, graphblas (where built), cusparse (where the default space is
+// Default --compare: kk, kk_unsorted, graphblas and graphblas9 (where built), cusparse (where the default space is
 // Kokkos::Cuda).
 //
 // `seconds` is a FULL product from A and B, everything included but freeing C:
@@ -19,7 +23,7 @@
 //                allocation, numeric pass) and the plan's destruction
 //   kk, kk_unsorted  handle, spgemm_symbolic, C's allocation, spgemm_numeric, (kk) sort_crs_matrix,
 //                the handle's destruction
-//   graphblas    GrB_Matrix_new(C) + GrB_mxm + GrB_Matrix_wait(C, GrB_MATERIALIZE)
+//   graphblas    GrB_Matrix_new(C) + GrB_mxm + GrB_Matrix_wait(C, GrB_MATERIALIZE) (graphblas9 too)
 //   cusparse     SpGEMM descriptor, workEstimation, (ALG3: estimateMemory) compute, C's allocation,
 //                copy, every buffer allocated and freed
 // Each candidate's C is freed after each run, untimed (Candidate::release), so the interleaved runs
@@ -37,8 +41,8 @@
 //   sprocket     plan.numeric(A, B, C) with the plan and C of an earlier plan.numeric(A, B)
 //   kk           spgemm_numeric again on a handle that ran spgemm_symbolic, into C's arrays, + the
 //                sort (kk_unsorted: without)
-//   graphblas    GraphBLAS has no numeric phase of its own: a full product (the cost of recomputing
-//                with new values), said in its note
+//   graphblas    C<C, struct> = A B on the C of an earlier product: GraphBLAS's way of recomputing
+//                the values on a known pattern (it has no separate numeric phase)
 //   cusparse     cusparseSpGEMMreuse_compute after the reuse API's workEstimation / nnz / copy
 //                (CUSPARSE_SPGEMM_DEFAULT: the reuse API does not take ALG1-3)
 // Those states (one C each) are alive together while that list runs; when their estimated sum
@@ -49,7 +53,7 @@
 //   peak_bytes      sprocket: the plan's own accounting (SpgemmPlan::memory().peak_bytes, C included);
 //                   host peers: peak_rss_bytes; CUDA: kk the high-water mark of its Kokkos device
 //                   allocations, cusparse that of its buffers and C's arrays. peak_source says which.
-//   peak_rss_bytes  host spaces (and graphblas everywhere): resident memory, VmHWM after the product
+//   peak_rss_bytes  host spaces (and the graphblas peers everywhere): resident memory, VmHWM after the product
 //                   minus VmRSS before it, with the high-water mark reset first ("5" into
 //                   /proc/self/clear_refs) and freed heap memory returned (malloc_trim): what the
 //                   product made resident, C included; pages allocated but never touched do not count
@@ -72,10 +76,7 @@
 
 // Kokkos Kernels 3.4 headers assume Kokkos_Core.hpp was included first.
 #include <Kokkos_Core.hpp>
-#include <KokkosKernels_Handle.hpp>
-#include <KokkosKernels_SparseUtils.hpp>
 #include <KokkosSparse_CrsMatrix.hpp>
-#include <KokkosSparse_spgemm.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -99,6 +100,7 @@
 #include "bench_common.hpp"
 #include "bench_cusparse.hpp"
 #include "bench_graphblas.hpp"
+#include "bench_kk_peers.hpp"
 #include "bench_matrix_loop.hpp"
 
 namespace sprocket_bench {
@@ -133,7 +135,7 @@ inline Peer kk_unsorted_peer() { return {"kk_unsorted", true, ""}; }
 /// Without --compare: kk, kk_unsorted, graphblas where built, cusparse where it can run.
 inline std::vector<std::string> default_peers() {
   std::vector<std::string> p{"kk", "kk_unsorted"};
-  if (graphblas_peer().available) p.push_back("graphblas");
+  add_default_graphblas_peers(p);
   if (cusparse_peer().available) p.push_back("cusparse");
   return p;
 }
@@ -229,7 +231,7 @@ class Implementation {
   /// Builds what numeric() re-runs on (structure computed, C allocated, one numeric pass done).
   virtual void prepare_numeric() = 0;
   virtual void numeric() = 0;
-  /// Runs untimed after every numeric() (graphblas: frees the C of its full product).
+  /// Runs untimed after every numeric() (nothing so far).
   virtual void after_numeric() {}
   /// Host copy of the C the numeric re-runs write.
   virtual Sprocket::HostCsr numeric_result() const = 0;
@@ -271,103 +273,41 @@ class OursSpgemm final : public Implementation {
   std::unique_ptr<Plan> plan_;
 };
 
-/// Kokkos Kernels' SpGEMM through its View-level interface (the matrix-level spgemm_numeric of 3.4
-/// destroys the handle, so it could not re-run), SPGEMM_KK; sorted afterwards when `sort`.
-template <class Crs>
-class KkSpgemm final : public Implementation {
+/// Kokkos Kernels' SpGEMM (bench_kk_peers.cpp) with one of its algorithms.
+class KkImplementation final : public Implementation {
  public:
-  using Scalar = typename Crs::non_const_value_type;
-  using Ordinal = typename Crs::non_const_ordinal_type;
-  using Offset = typename Crs::non_const_size_type;
-  using Space = typename Crs::execution_space;
-  using MemorySpace = typename Crs::memory_space;
-  using Handle = KokkosKernels::Experimental::KokkosKernelsHandle<Offset, Ordinal, Scalar, Space, MemorySpace,
-                                                                  MemorySpace>;
-  using RowMap = typename Crs::row_map_type::non_const_type;
-  using Entries = typename Crs::index_type::non_const_type;
-  using Values = typename Crs::values_type::non_const_type;
-
-  KkSpgemm(const Crs& A, const Crs& B, bool sort) : A_(A), B_(B), sort_(sort) {}
-
-  void full() override {
-    Handle handle;
-    C_ = Product();
-    symbolic(handle, C_);
-    numeric_pass(handle, C_);
-    handle.destroy_spgemm_handle();
-  }
-  void release() override { C_ = Product(); }
-  Sprocket::HostCsr result() const override { return host(C_); }
-  void prepare_numeric() override {
-    handle_ = std::make_unique<Handle>();
-    numeric_C_ = Product();
-    symbolic(*handle_, numeric_C_);
-    numeric_pass(*handle_, numeric_C_);
-  }
-  void numeric() override { numeric_pass(*handle_, numeric_C_); }
-  Sprocket::HostCsr numeric_result() const override { return host(numeric_C_); }
-  void release_numeric() override {
-    numeric_C_ = Product();
-    handle_.reset();
-  }
+  KkImplementation(std::unique_ptr<kk::Spgemm> op, bool sort) : op_(std::move(op)), sort_(sort) {}
+  void full() override { op_->full(); }
+  void release() override { op_->release(); }
+  Sprocket::HostCsr result() const override { return op_->result(); }
+  void prepare_numeric() override { op_->prepare_numeric(); }
+  void numeric() override { op_->numeric(); }
+  Sprocket::HostCsr numeric_result() const override { return op_->numeric_result(); }
+  void release_numeric() override { op_->release_numeric(); }
   bool sorted() const override { return sort_; }
 
  private:
-  struct Product {
-    RowMap row_map;
-    Entries entries;
-    Values values;
-  };
-
-  /// Handle, symbolic pass and C's allocation, as KokkosSparse::spgemm_symbolic (matrix level) does.
-  void symbolic(Handle& handle, Product& C) const {
-    handle.create_spgemm_handle(KokkosSparse::SPGEMM_KK);
-    C.row_map = RowMap(Kokkos::ViewAllocateWithoutInitializing("sprocket-bench::kk::C::row_map"), A_.numRows() + 1);
-    KokkosSparse::Experimental::spgemm_symbolic(&handle, A_.numRows(), B_.numRows(), B_.numCols(), A_.graph.row_map,
-                                                A_.graph.entries, false, B_.graph.row_map, B_.graph.entries, false,
-                                                C.row_map);
-    const size_t nnz = handle.get_spgemm_handle()->get_c_nnz();
-    C.entries = Entries(Kokkos::ViewAllocateWithoutInitializing("sprocket-bench::kk::C::entries"), nnz);
-    C.values = Values(Kokkos::ViewAllocateWithoutInitializing("sprocket-bench::kk::C::values"), nnz);
-  }
-  void numeric_pass(Handle& handle, Product& C) const {
-    KokkosSparse::Experimental::spgemm_numeric(&handle, A_.numRows(), B_.numRows(), B_.numCols(), A_.graph.row_map,
-                                               A_.graph.entries, A_.values, false, B_.graph.row_map, B_.graph.entries,
-                                               B_.values, false, C.row_map, C.entries, C.values);
-    if (sort_) KokkosKernels::Impl::sort_crs_matrix<Space>(C.row_map, C.entries, C.values);
-  }
-  Sprocket::HostCsr host(const Product& C) const {
-    const Crs M("sprocket-bench::kk::C", A_.numRows(), B_.numCols(), static_cast<Offset>(C.entries.extent(0)),
-                C.values, C.row_map, C.entries);
-    return Sprocket::to_host_csr(M);
-  }
-
-  Crs A_, B_;
+  std::unique_ptr<kk::Spgemm> op_;
   bool sort_;
-  Product C_, numeric_C_;
-  std::unique_ptr<Handle> handle_;
 };
 
-#ifdef SPROCKET_BENCH_HAVE_GRAPHBLAS
-/// GraphBLAS: every run a full GrB_mxm (it has no numeric phase of its own).
-template <class Scalar>
+/// GraphBLAS (graphblas, graphblas9): the full product a new C per call; the numeric re-run
+/// C<C, struct> = A B on a kept C (graphblas_peer.cpp).
 class GraphblasImplementation final : public Implementation {
  public:
-  explicit GraphblasImplementation(std::shared_ptr<GraphblasSpgemm<Scalar>> op) : op_(std::move(op)) {}
+  explicit GraphblasImplementation(std::shared_ptr<graphblas::SpgemmOp> op) : op_(std::move(op)) {}
   void full() override { op_->apply(); }
   void release() override { op_->release(); }
   Sprocket::HostCsr result() const override { return op_->result(); }
-  void prepare_numeric() override {}
-  void numeric() override { op_->apply(); }
-  void after_numeric() override { op_->release(); }
-  Sprocket::HostCsr numeric_result() const override { return op_->result(); }
-  void release_numeric() override { op_->release(); }
+  void prepare_numeric() override { op_->prepare_numeric(); }
+  void numeric() override { op_->numeric(); }
+  Sprocket::HostCsr numeric_result() const override { return op_->numeric_result(); }
+  void release_numeric() override { op_->release_numeric(); }
   bool sorted() const override { return true; }
 
  private:
-  std::shared_ptr<GraphblasSpgemm<Scalar>> op_;
+  std::shared_ptr<graphblas::SpgemmOp> op_;
 };
-#endif
 
 #ifdef KOKKOS_ENABLE_CUDA
 /// Device memory from cudaMalloc, freed on destruction (or release()), its bytes added to a running
@@ -388,7 +328,7 @@ class CudaBytes {
     release();
     const size_t size = std::max<size_t>(bytes, 256);
     void* p = nullptr;
-    const cudaError_t e = cudaMalloc(&p, size);
+    const cudaError_t e = cudaMallocAsync(&p, size, stream());
     if (e == cudaErrorMemoryAllocation) {
       (void)cudaGetLastError();
       return false;
@@ -403,13 +343,28 @@ class CudaBytes {
   }
   void release() {
     if (!ptr_) return;
-    cudaFree(ptr_);
+    cudaFreeAsync(ptr_, stream());
     count_->current -= size_;
     ptr_ = nullptr;
   }
   void* get() const { return ptr_; }
 
  private:
+  /// Kokkos' stream, whose work the cuSPARSE handle queues too; its device's default memory pool
+  /// keeps what is freed (release threshold: all of it) so that later products reuse it, as an
+  /// application with a pooled allocator does.
+  static cudaStream_t stream() {
+    static const cudaStream_t s = [] {
+      int device = 0;
+      cudaMemPool_t pool;
+      uint64_t keep = UINT64_MAX;
+      if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess ||
+          cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep) != cudaSuccess)
+        throw std::runtime_error("cusparse peer: cannot configure the device's default memory pool");
+      return Kokkos::Cuda().cuda_stream();
+    }();
+    return s;
+  }
   void* ptr_ = nullptr;
   int64_t size_ = 0;
   Count* count_ = nullptr;
@@ -446,11 +401,12 @@ class CusparseSpgemmDescr {
 };
 
 /// cusparseSpGEMM on A's and B's own arrays (32-bit offsets and columns: the only indices its SpGEMM
-/// takes). full(): the whole sequence with every buffer and C's arrays allocated (cudaMalloc) and the
-/// buffers freed, CUSPARSE_SPGEMM_ALG1; when ALG1 runs out of memory (CUSPARSE_STATUS_INSUFFICIENT_
-/// RESOURCES or a failed allocation) ALG3 (chunked, estimateMemory with chunk_fraction 0.2) from then
-/// on, variant() says which. Numeric re-run: the reuse API (CUSPARSE_SPGEMM_DEFAULT),
-/// cusparseSpGEMMreuse_compute.
+/// takes). full(): the whole sequence with every buffer and C's arrays allocated from the device's
+/// memory pool (cudaMallocAsync on Kokkos' stream, the pool keeping freed memory) and the buffers
+/// freed, with the algorithm given (ALG1, ALG2 or ALG3; the bench tries each and keeps the fastest);
+/// when ALG1 or ALG2 runs out of memory (CUSPARSE_STATUS_INSUFFICIENT_RESOURCES or a failed
+/// allocation) ALG3 (chunked, estimateMemory with chunk_fraction 0.2) from then on, variant() says
+/// which. Numeric re-run: the reuse API (CUSPARSE_SPGEMM_DEFAULT), cusparseSpGEMMreuse_compute.
 template <class Crs>
 class CusparseSpgemm final : public Implementation {
  public:
@@ -459,20 +415,20 @@ class CusparseSpgemm final : public Implementation {
   static_assert(sizeof(typename Crs::non_const_size_type) == 4 && sizeof(typename Crs::non_const_ordinal_type) == 4,
                 "the cusparse spgemm peer takes 32-bit offsets and columns");
 
-  CusparseSpgemm(const Crs& A, const Crs& B)
+  CusparseSpgemm(const Crs& A, const Crs& B, cusparseSpGEMMAlg_t algorithm)
       : A_(A), B_(B), rows_(A.numRows()), cols_(B.numCols()),
         matA_(A_, [](cusparseSpMatDescr_t) { return CUSPARSE_STATUS_SUCCESS; }),
-        matB_(B_, [](cusparseSpMatDescr_t) { return CUSPARSE_STATUS_SUCCESS; }) {}
+        matB_(B_, [](cusparseSpMatDescr_t) { return CUSPARSE_STATUS_SUCCESS; }), algorithm_(algorithm) {}
 
   void full() override {
     release();
     if (product(algorithm_, C_)) return;
-    if (algorithm_ == CUSPARSE_SPGEMM_ALG1) {
+    if (algorithm_ != CUSPARSE_SPGEMM_ALG3) {
       algorithm_ = CUSPARSE_SPGEMM_ALG3;
       fell_back_ = true;
       if (product(algorithm_, C_)) return;
     }
-    throw std::runtime_error("cusparse: cusparseSpGEMM ran out of device memory with ALG1 and with ALG3");
+    throw std::runtime_error("cusparse: cusparseSpGEMM ran out of device memory (ALG3 included)");
   }
   void release() override { C_.reset(); }
   Sprocket::HostCsr result() const override {
@@ -528,12 +484,14 @@ class CusparseSpgemm final : public Implementation {
 
   /// The peak of the last full(): its buffers and C's arrays at the most held at once.
   int64_t peak_bytes() const { return C_ ? C_->count.peak : -1; }
-  std::string variant() const { return algorithm_ == CUSPARSE_SPGEMM_ALG1 ? "alg1" : "alg3"; }
+  std::string variant() const {
+    return algorithm_ == CUSPARSE_SPGEMM_ALG1 ? "alg1" : algorithm_ == CUSPARSE_SPGEMM_ALG2 ? "alg2" : "alg3";
+  }
   std::string note() const {
-    return std::string("cusparseSpGEMM ") + (algorithm_ == CUSPARSE_SPGEMM_ALG1 ? "ALG1" : "ALG3 (chunk_fraction 0.2)") +
-           (fell_back_ ? ", ALG1 ran out of memory" : "") +
-           " on A's and B's own arrays, every buffer and C allocated and the buffers freed inside the time; "
-           "numeric re-run: cusparseSpGEMMreuse_compute (CUSPARSE_SPGEMM_DEFAULT)";
+    return "cusparseSpGEMM " + variant() + (algorithm_ == CUSPARSE_SPGEMM_ALG3 ? " (chunk_fraction 0.2)" : "") +
+           (fell_back_ ? " after the algorithm asked for ran out of memory" : "") +
+           " on A's and B's own arrays, every buffer and C allocated from the pooled device allocator and the buffers "
+           "freed inside the time; numeric re-run: cusparseSpGEMMreuse_compute (CUSPARSE_SPGEMM_DEFAULT)";
   }
 
  private:
@@ -581,8 +539,8 @@ class CusparseSpgemm final : public Implementation {
                                             alg, d, &s1, b1.get()),
               "cusparseSpGEMM_workEstimation"))
       return false;
-    if (alg == CUSPARSE_SPGEMM_ALG3) {
-      const float chunk_fraction = 0.2f;
+    if (alg == CUSPARSE_SPGEMM_ALG2 || alg == CUSPARSE_SPGEMM_ALG3) {
+      const float chunk_fraction = 0.2f;  // read by ALG3 only
       if (!call(cusparseSpGEMM_estimateMemory(h, op, op, &one_, matA_.get(), matB_.get(), &zero_, r.C.get(), data_type,
                                               alg, d, chunk_fraction, &s3, nullptr, nullptr),
                 "cusparseSpGEMM_estimateMemory") ||
@@ -807,41 +765,83 @@ int run_matrix(type_tag<Scalar>, type_tag<Offset>, const Args& args, const std::
     for (const std::string& peer : peers) {
       try {
         if (peer == "kk" || peer == "kk_unsorted") {
-          Entry e;
+          // Kokkos Kernels' own algorithms, each tried on this product (full products, released
+          // after each); the fastest kept.
           const bool sort = peer == "kk";
-          e.impl = std::make_shared<KkSpgemm<Crs>>(A, B, sort);
+          std::vector<Way> ways;
+          for (const std::string& algorithm : kk::spgemm_algorithms()) {
+            std::shared_ptr<kk::Spgemm> op = kk::make_spgemm<Scalar, Offset>(A, B, sort, algorithm);
+            ways.push_back({algorithm, [op] {
+                              op->full();
+                              op->release();
+                            }});
+          }
+          std::string trials;
+          const size_t best = fastest_way(ways, &trials);
+          Entry e;
+          e.impl = std::make_shared<KkImplementation>(kk::make_spgemm<Scalar, Offset>(A, B, sort, ways[best].name), sort);
           e.candidate = candidate(peer, "default", {}, -1,
-                                  std::string("Kokkos Kernels SPGEMM_KK, View-level spgemm_symbolic + spgemm_numeric") +
+                                  "Kokkos Kernels, View-level spgemm_symbolic + spgemm_numeric with " + ways[best].name +
+                                      ", the fastest of " + join(kk::spgemm_algorithms()) +
                                       (sort ? ", then KokkosKernels::Impl::sort_crs_matrix (timed)"
                                             : ", output left unsorted"));
+          e.candidate.peer_algorithm = ways[best].name;
+          e.candidate.details.set("peer_trials", trials).set("peer_march", kk::peers_march());
           entries.push_back(std::move(e));
-        } else if (peer == "graphblas") {
-#ifdef SPROCKET_BENCH_HAVE_GRAPHBLAS
+        } else if (is_graphblas_peer(peer)) {
           std::string skip = graphblas_skip_reason(host, 0.0);
           if (skip.empty() && host_b) skip = graphblas_skip_reason(*host_b, 0.0);
-          if (!skip.empty()) {
-            std::cerr << "sprocket-bench: graphblas skipped on " << name << ": " << skip << "\n";
-            continue;
-          }
-          const Timed<GraphblasSpgemm<Scalar>> g =
-              construct_timed<GraphblasSpgemm<Scalar>>(host, square ? nullptr : host_b.get());
+          if (graphblas::skipped(peer, name, skip)) continue;
+          const Sprocket::HostCsr a_rounded = graphblas::rounded<Scalar>(host);
+          const Sprocket::HostCsr b_rounded = host_b ? graphblas::rounded<Scalar>(*host_b) : Sprocket::HostCsr();
+          std::shared_ptr<graphblas::SpgemmOp> op = graphblas::spgemm(
+              graphblas::flavor_of(peer), graphblas::config<Scalar>(), a_rounded, square ? nullptr : &b_rounded);
           Entry e;
-          e.impl = std::make_shared<GraphblasImplementation<Scalar>>(g.object);
-          e.candidate = candidate("graphblas", "default", {}, g.seconds, g.object->note());
+          e.impl = std::make_shared<GraphblasImplementation>(op);
+          e.candidate = graphblas::candidate_of(peer, op);
+          e.candidate.apply = {};
           entries.push_back(std::move(e));
-#endif
         } else if (peer == "cusparse") {
 #ifdef KOKKOS_ENABLE_CUDA
           if constexpr (std::is_same_v<Space, Kokkos::Cuda>) {
-            const Timed<CusparseSpgemm<Crs>> cs = construct_timed<CusparseSpgemm<Crs>>(A, B);
-            cs.object->full();  // untimed: decides ALG1 or ALG3
+            // ALG1, ALG2 and ALG3 each set up and tried (full products, released after each; one
+            // that cannot run the product is left out), the fastest kept.
+            std::vector<std::shared_ptr<CusparseSpgemm<Crs>>> ops;
+            std::vector<Way> ways;
+            double setup = -1;
+            std::string failures;
+            for (const cusparseSpGEMMAlg_t algorithm : {CUSPARSE_SPGEMM_ALG1, CUSPARSE_SPGEMM_ALG2, CUSPARSE_SPGEMM_ALG3}) {
+              try {
+                const Timed<CusparseSpgemm<Crs>> cs = construct_timed<CusparseSpgemm<Crs>>(A, B, algorithm);
+                cs.object->full();  // untimed: falls back to ALG3 where the algorithm runs out of memory
+                Kokkos::fence();
+                cs.object->release();
+                if (setup < 0) setup = cs.seconds;
+                const auto op = cs.object;
+                ops.push_back(op);
+                ways.push_back({op->variant(), [op] {
+                                  op->full();
+                                  op->release();
+                                }});
+              } catch (const std::exception& failure) {
+                failures += std::string(failures.empty() ? "" : "; ") + failure.what();
+              }
+            }
+            if (ways.empty()) throw std::runtime_error("cusparse: no SpGEMM algorithm ran: " + failures);
+            std::string trials;
+            const size_t best = fastest_way(ways, &trials);
+            const auto op = ops[best];
+            op->full();
             Kokkos::fence();
             Entry e;
-            e.impl = cs.object;
-            e.peak_bytes = cs.object->peak_bytes();
+            e.impl = op;
+            e.peak_bytes = op->peak_bytes();
             e.peak_source = "buffers";
-            cs.object->release();
-            e.candidate = candidate("cusparse", cs.object->variant(), {}, cs.seconds, cs.object->note());
+            op->release();
+            e.candidate = candidate("cusparse", "default", {}, setup, op->note());
+            e.candidate.peer_algorithm = op->variant();
+            e.candidate.details.set("peer_trials", trials);
+            if (!failures.empty()) e.candidate.details.set("peer_failures", failures);
             entries.push_back(std::move(e));
             continue;
           }
@@ -909,7 +909,7 @@ int run_matrix(type_tag<Scalar>, type_tag<Offset>, const Args& args, const std::
         impl.release();
         Kokkos::fence();
       }
-      if (on_host || e.candidate.impl == "graphblas") {
+      if (on_host || is_graphblas_peer(e.candidate.impl)) {
         e.peak_rss_bytes = resident_peak_of([&] { impl.full(); });
         impl.release();
         if (e.peak_source.empty()) {
@@ -1039,7 +1039,7 @@ KernelEntry spgemm_entry() {
       "numeric_seconds (the numeric-only re-run) and peak_bytes; default --compare kk,kk_unsorted (+graphblas where "
       "built, +cusparse on CUDA)",
       spgemm::variant_names(), spgemm::variant_names(),
-      {spgemm::kk_peer(), spgemm::kk_unsorted_peer(), graphblas_peer(), cusparse_peer()},
+      {spgemm::kk_peer(), spgemm::kk_unsorted_peer(), graphblas_peer(), graphblas9_peer(), cusparse_peer()},
       "sprocket-bench --kernel spgemm --matrix gen:rmat:scale=16 --compare kk,graphblas --check",
       [](auto... a) { return spgemm::run_matrix(a...); });
   const auto run = e.run;

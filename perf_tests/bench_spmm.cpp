@@ -24,7 +24,6 @@
 // Kokkos Kernels 3.4 headers assume Kokkos_Core.hpp was included first.
 #include <Kokkos_Core.hpp>
 #include <KokkosSparse_CrsMatrix.hpp>
-#include <KokkosSparse_spmv.hpp>
 
 #include <memory>
 #include <type_traits>
@@ -36,6 +35,7 @@
 #include "bench_common.hpp"
 #include "bench_cusparse.hpp"
 #include "bench_graphblas.hpp"
+#include "bench_kk_peers.hpp"
 #include "bench_matrix_loop.hpp"
 
 namespace sprocket_bench {
@@ -332,32 +332,26 @@ int run_section(const Args& args, const std::string& name, const Sprocket::HostC
   }
   for (const std::string& peer : peers) {
     if (peer == "kk") {
-      candidates.push_back(
-          candidate("kk", "default", [A, alpha, B, beta, C] { KokkosSparse::spmv("N", alpha, A, B, beta, C); }));
+      Candidate c = candidate("kk", "default", [A, alpha, B, beta, C] { kk::spmm<Scalar, Offset, Layout>(A, alpha, B, beta, C); },
+                              -1, "KokkosSparse::spmv rank 2 (its one algorithm)");
+      c.details.set("peer_march", kk::peers_march());
+      candidates.push_back(std::move(c));
     } else if (peer == "spmv") {
       const auto plan = plans.spmv;
       candidates.push_back(candidate("spmv", "default",
                                      [plan, alpha, B, beta, C] { plan->apply("N", alpha, B, beta, C); },
                                      plans.spmv_setup_seconds, "SpmvPlan applied to each of the K columns"));
-    } else if (peer == "graphblas") {
-#ifdef SPROCKET_BENCH_HAVE_GRAPHBLAS
-      const std::string skip = graphblas_skip_reason(host, args.beta);
-      if (!skip.empty()) {
-        std::cerr << "sprocket-bench: graphblas skipped on " << name << ": " << skip << "\n";
-        continue;
-      }
-      const Timed<GraphblasSpmm<Mat>> g = construct_timed<GraphblasSpmm<Mat>>(host, B, C, static_cast<double>(alpha));
-      const auto op = g.object;
-      Candidate c = candidate("graphblas", "default", [op] { op->apply(); }, g.seconds, op->note());
-      c.fetch_result = [op] { op->fetch_result(); };
-      candidates.push_back(std::move(c));
-#endif
+    } else if (is_graphblas_peer(peer)) {
+      if (auto c = graphblas::spmm_candidate(peer, name, host, B, C, static_cast<double>(alpha), args.beta))
+        candidates.push_back(std::move(*c));
     } else if (peer == "cusparse") {
 #ifdef KOKKOS_ENABLE_CUDA
       if constexpr (std::is_same_v<Space, Kokkos::Cuda>) {
         const Timed<CusparseSpmm<Crs, Mat>> cs = construct_timed<CusparseSpmm<Crs, Mat>>(A, B, C, alpha, beta);
         const auto op = cs.object;
-        candidates.push_back(candidate("cusparse", op->algorithm_name(), [op] { op->apply(); }, cs.seconds, op->note()));
+        Candidate c = candidate("cusparse", "default", [op] { op->apply(); }, cs.seconds, op->note());
+        c.peer_algorithm = op->algorithm_name();
+        candidates.push_back(std::move(c));
         continue;
       }
 #endif
@@ -454,7 +448,7 @@ KernelEntry spmm_entry() {
       "(KokkosSparse::spmv rank-2), spmv (SpmvPlan column by column), graphblas (GrB_mxm), cusparse (cusparseSpMM, "
       "CUDA); default --compare kk,spmv (+cusparse on CUDA)",
       spmm::variant_names(), spmm::variant_names(),
-      {{"kk", true, ""}, {"spmv", true, ""}, graphblas_peer(), cusparse_peer()},
+      {{"kk", true, ""}, {"spmv", true, ""}, graphblas_peer(), graphblas9_peer(), cusparse_peer()},
       "sprocket-bench --kernel spmm --matrix gen:rmat:scale=16 --k 32,128 --layout both --check",
       [](auto... a) { return spmm::run_matrix(a...); });
 }

@@ -13,7 +13,6 @@
 // Kokkos Kernels 3.4 headers assume Kokkos_Core.hpp was included first.
 #include <Kokkos_Core.hpp>
 #include <KokkosSparse_CrsMatrix.hpp>
-#include <KokkosSparse_spmv.hpp>
 
 #include <memory>
 #include <type_traits>
@@ -23,6 +22,7 @@
 #include "bench_common.hpp"
 #include "bench_cusparse.hpp"
 #include "bench_graphblas.hpp"
+#include "bench_kk_peers.hpp"
 #include "bench_matrix_loop.hpp"
 
 namespace sprocket_bench {
@@ -60,17 +60,21 @@ inline Sprocket::SpmvOptions options_for(const std::string& variant) {
 }
 
 #ifdef KOKKOS_ENABLE_CUDA
-/// cusparseSpMV on A's own arrays (CSR, CUSPARSE_SPMV_ALG_DEFAULT). Handle, descriptors, the
+/// cusparseSpMV on A's own arrays (CSR) with one algorithm (CUSPARSE_SPMV_ALG_DEFAULT,
+/// CSR_ALG1 or CSR_ALG2: the bench tries each and keeps the fastest). Handle, descriptors, the
 /// external buffer and (cuSPARSE >= 12.3) cusparseSpMV_preprocess are set up here, outside the
-/// timed applies. 64-bit offsets go with 32-bit columns; should cuSPARSE refuse that pairing,
-/// the columns are widened to a 64-bit copy (note() says so).
+/// timed applies. (SELL-slice ELL, cuSPARSE's third SpMV format, needs a conversion cuSPARSE
+/// offers only from dense storage: a CSR user does not get it.) 64-bit offsets go with 32-bit
+/// columns; should cuSPARSE refuse that pairing, the columns are widened to a 64-bit copy (note()
+/// says so).
 template <class Crs, class Vec>
 class CusparseSpmv {
  public:
   using Scalar = typename Crs::non_const_value_type;
   static constexpr cudaDataType data_type = cusparse_data_type<Scalar>;
 
-  CusparseSpmv(const Crs& A, const Vec& x, const Vec& y, Scalar alpha, Scalar beta) : alpha_(alpha), beta_(beta) {
+  CusparseSpmv(const Crs& A, const Vec& x, const Vec& y, Scalar alpha, Scalar beta, cusparseSpMVAlg_t algorithm)
+      : alpha_(alpha), beta_(beta), algorithm_(algorithm) {
     SPROCKET_BENCH_CUSPARSE(cusparseCreateDnVec(&x_, static_cast<int64_t>(x.extent(0)), mutable_ptr(x.data()), data_type));
     SPROCKET_BENCH_CUSPARSE(cusparseCreateDnVec(&y_, static_cast<int64_t>(y.extent(0)), mutable_ptr(y.data()), data_type));
     A_ = std::make_unique<CusparseCsr<Crs>>(A, [this](cusparseSpMatDescr_t a) { return prepare(a); });
@@ -85,7 +89,7 @@ class CusparseSpmv {
 
   void apply() const {
     SPROCKET_BENCH_CUSPARSE(cusparseSpMV(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha_, A_->get(), x_,
-                                         &beta_, y_, data_type, CUSPARSE_SPMV_ALG_DEFAULT, buffer_.data()));
+                                         &beta_, y_, data_type, algorithm_, buffer_.data()));
   }
   const std::string& note() const { return A_->note(); }
 
@@ -94,18 +98,19 @@ class CusparseSpmv {
   cusparseStatus_t prepare(cusparseSpMatDescr_t a) {
     size_t size = 0;
     cusparseStatus_t s = cusparseSpMV_bufferSize(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha_, a, x_,
-                                                 &beta_, y_, data_type, CUSPARSE_SPMV_ALG_DEFAULT, &size);
+                                                 &beta_, y_, data_type, algorithm_, &size);
     if (s != CUSPARSE_STATUS_SUCCESS) return s;
     buffer_ = Kokkos::View<char*, Kokkos::CudaSpace>(
         Kokkos::ViewAllocateWithoutInitializing("sprocket-bench::cusparse::buffer"), std::max<size_t>(size, 16));
 #if defined(CUSPARSE_VERSION) && CUSPARSE_VERSION >= 12300
     s = cusparseSpMV_preprocess(handle_.get(), CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha_, a, x_, &beta_, y_, data_type,
-                                CUSPARSE_SPMV_ALG_DEFAULT, buffer_.data());
+                                algorithm_, buffer_.data());
 #endif
     return s;
   }
 
   Scalar alpha_, beta_;
+  cusparseSpMVAlg_t algorithm_;
   CusparseHandle handle_;
   cusparseDnVecDescr_t x_ = nullptr;
   cusparseDnVecDescr_t y_ = nullptr;
@@ -159,27 +164,31 @@ int run_matrix(type_tag<Scalar>, type_tag<Offset>, const Args& args, const std::
   }
   for (const std::string& peer : args.peers) {
     if (peer == "kk") {
-      candidates.push_back(
-          candidate("kk", "default", [A, alpha, x, beta, y] { KokkosSparse::spmv("N", alpha, A, x, beta, y); }));
-    } else if (peer == "graphblas") {
-#ifdef SPROCKET_BENCH_HAVE_GRAPHBLAS
-      const std::string skip = graphblas_skip_reason(host, args.beta);
-      if (!skip.empty()) {
-        std::cerr << "sprocket-bench: graphblas skipped on " << name << ": " << skip << "\n";
-        continue;
-      }
-      const Timed<GraphblasSpmv<Vec>> g = construct_timed<GraphblasSpmv<Vec>>(host, x, y, static_cast<double>(alpha));
-      const auto op = g.object;
-      Candidate c = candidate("graphblas", "default", [op] { op->apply(); }, g.seconds, op->note());
-      c.fetch_result = [op] { op->fetch_result(); };
+      Candidate c = fastest_candidate("kk", kk::spmv_ways<Scalar, Offset>(A, alpha, x, beta, y), -1,
+                                      "KokkosSparse::spmv, the fastest of the ways Kokkos Kernels offers (peer_trials)");
+      c.details.set("peer_march", kk::peers_march());
       candidates.push_back(std::move(c));
-#endif
+    } else if (is_graphblas_peer(peer)) {
+      if (auto c = graphblas::spmv_candidate(peer, name, host, x, y, static_cast<double>(alpha), args.beta))
+        candidates.push_back(std::move(*c));
     } else if (peer == "cusparse") {
 #ifdef KOKKOS_ENABLE_CUDA
       if constexpr (std::is_same_v<Space, Kokkos::Cuda>) {
-        const Timed<CusparseSpmv<Crs, Vec>> cs = construct_timed<CusparseSpmv<Crs, Vec>>(A, x, y, alpha, beta);
-        const auto op = cs.object;
-        candidates.push_back(candidate("cusparse", "default", [op] { op->apply(); }, cs.seconds, op->note()));
+        // Each of cuSPARSE's CSR algorithms set up (the default's set-up time is setup_seconds),
+        // tried, and the fastest kept.
+        std::vector<Way> ways;
+        double setup = -1;
+        std::string note;
+        const std::pair<const char*, cusparseSpMVAlg_t> algorithms[] = {
+            {"alg_default", CUSPARSE_SPMV_ALG_DEFAULT}, {"csr_alg1", CUSPARSE_SPMV_CSR_ALG1}, {"csr_alg2", CUSPARSE_SPMV_CSR_ALG2}};
+        for (const auto& [label, algorithm] : algorithms) {
+          const Timed<CusparseSpmv<Crs, Vec>> cs = construct_timed<CusparseSpmv<Crs, Vec>>(A, x, y, alpha, beta, algorithm);
+          const auto op = cs.object;
+          if (setup < 0) setup = cs.seconds;
+          if (note.empty()) note = op->note();
+          ways.push_back({label, [op] { op->apply(); }});
+        }
+        candidates.push_back(fastest_candidate("cusparse", ways, setup, note));
         continue;
       }
 #endif
@@ -201,7 +210,7 @@ int run_matrix(type_tag<Scalar>, type_tag<Offset>, const Args& args, const std::
 KernelEntry spmv_entry() {
   return matrix_kernel_entry(
       "spmv", "y = alpha A x + beta y: SpmvPlan variants vs kk (KokkosSparse::spmv), graphblas (GrB_mxv), cusparse (CUDA)",
-      spmv::variant_names(), spmv::all_variant_names(), {{"kk", true, ""}, graphblas_peer(), cusparse_peer()},
+      spmv::variant_names(), spmv::all_variant_names(), {{"kk", true, ""}, graphblas_peer(), graphblas9_peer(), cusparse_peer()},
       "sprocket-bench --kernel spmv --matrix gen:poisson3d:n=100 --compare kk --check",
       [](auto... a) { return spmv::run_matrix(a...); });
 }

@@ -12,6 +12,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "bench_common.hpp"
+#include "impl/utils/host_isa.hpp"
 #include "bench_kernels.hpp"
 
 #ifdef SPROCKET_BENCH_TRILINOS
@@ -95,7 +96,8 @@ int run(const Args& args) {
             rec.set("kernel", "tpetra-spmv").set("matrix", spec).set("rows", A.num_rows).set("nnz", A.nnz());
             rec.set("ranks", r).set("impl", names[i]).set("seconds", t[i].median).set("min_seconds", t[i].min);
             rec.set("gflops", flops / t[i].median * 1e-9);
-            if (i == 1) rec.set("ratio_vs_tpetra", t[0].median / t[1].median);
+            if (i == 1)
+              rec.set("host_isa", Sprocket::Impl::host_isa_name()).set("ratio_vs_tpetra", t[0].median / t[1].median);
             if (args.check) rec.set("check", ok).set("max_relative_difference", difference);
             records.push_back(rec);
           }

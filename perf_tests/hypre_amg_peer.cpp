@@ -4,27 +4,68 @@
 // (--rhs ones: B = A X*, column 0 of X* all ones, column j > 0 is 1 + j (i mod 7) / 7), each
 // column from a zero initial guess by hypre's ParCSR GMRES (restart --restart, relative tolerance
 // --tol) preconditioned by one BoomerAMG V-cycle per application. BoomerAMG is set up once and
-// reused for every right-hand side. One MPI rank; hypre as Debian builds it (no OpenMP): one thread.
+// reused for every right-hand side. hypre as Debian builds it (MPI, no OpenMP): one thread per
+// MPI rank; started alone (a singleton) it runs on one rank, under `mpirun -np N` on N ranks.
 //
 //   sprocket-hypre-amg [--matrix <file.mtx[.gz] | gen:...>] [--block s] [--restart m] [--tol t]
-//                      [--max-iterations n] [--strong-threshold t] [--num-functions k|auto]
-//                      [--print-level p] [--json] [--quiet]
+//                      [--max-iterations n] [--strong-threshold t] [--coarsen-type c]
+//                      [--agg-levels l] [--agg-interp-type a] [--interp-type i] [--pmax p]
+//                      [--num-functions k|auto] [--nodal m] [--nodal-diag d]
+//                      [--interp-vectors none|rigid-body|rigid-body-rotations]
+//                      [--interp-vec-variant v] [--interp-vec-qmax q] [--smooth-interp-vectors 0|1]
+//                      [--interp-refine r] [--print-level p] [--json] [--quiet]
+//   mpirun -np N sprocket-hypre-amg ...   (Open MPI as root: mpirun --allow-run-as-root ...)
+//
+// Parallel runs: every rank reads or generates the whole matrix (the same bits on every rank) and
+// then owns a contiguous block of rows, the rows of nodes [N r / R, N (r + 1) / R) for rank r of R
+// and N = rows / k nodes (k = the number of functions, so a node's unknowns stay on one rank);
+// each rank assembles only its rows of the IJ matrix and vectors. hypre's GMRES and BoomerAMG
+// then run on all ranks; rank 0 prints. Note that BoomerAMG's hierarchy and smoother depend on the
+// number of ranks (HMIS and PMIS coarsening start from per-rank independent sets, the hybrid
+// Gauss-Seidel smoothers are Gauss-Seidel within a rank and Jacobi between ranks), so iteration
+// counts may differ slightly from one rank; the problem and the checks are the same.
 //
 // BoomerAMG keeps hypre's defaults (hypre 2.26: HMIS coarsening, extended+i interpolation with
-// at most 4 entries per row, l1 hybrid Gauss-Seidel forward down / backward up, Gaussian
-// elimination on the coarsest level, strength threshold 0.25) except what the flags set:
-//   --strong-threshold t   strength of connection (hypre's default 0.25; hypre's documentation
-//                          recommends 0.5 or more for 3-D problems, up to 0.9 for elasticity)
-//   --num-functions k      systems AMG with k unknowns per node, interleaved (row p*k + a is
-//                          unknown a of node p; gen:elasticity's ordering): 3 for
+// at most 4 entries per row, no aggressive coarsening, l1 hybrid Gauss-Seidel forward down /
+// backward up, Gaussian elimination on the coarsest level, strength threshold 0.25) except what
+// the flags set; each flag is named after the hypre call it makes (HYPRE_BoomerAMGSet...):
+//   --strong-threshold t   StrongThreshold (default 0.25; hypre's documentation recommends 0.5
+//                          or more for 3-D problems)
+//   --coarsen-type c       CoarsenType: falgout (6), hmis (10), pmis (8), cljp (0), rs (3), or
+//                          hypre's integer code
+//   --agg-levels l         AggNumLevels: levels of aggressive coarsening from the finest (0)
+//   --agg-interp-type a    AggInterpType: interpolation on the aggressive levels (hypre's 4,
+//                          multipass; 1 = 2-stage extended+i, ...)
+//   --interp-type i        InterpType: 6 = extended+i (ext+i also accepted), 0 classical, 3
+//                          direct, 8 standard, 14 extended, ... (hypre's integer codes)
+//   --pmax p               PMaxElmts: at most p entries per row of interpolation (hypre's 4;
+//                          0: no truncation)
+//   --num-functions k      NumFunctions: systems AMG with k unknowns per node, interleaved (row
+//                          p*k + a is unknown a of node p; gen:elasticity's ordering): 3 for
 //                          gen:elasticity:...,dof=3. auto: the dof of a gen:elasticity spec, else
 //                          Sprocket::detect_block_size of the matrix. Default 1 (scalar AMG).
+//   --nodal m              Nodal: nodal coarsening on the norm m of each k x k block (1
+//                          Frobenius, 2 sum of |a|, 3 largest entry, 4 row sum, 6 sum); needs k > 1
+//   --nodal-diag d         NodalDiag (0, 1 or 2)
+//   --interp-vectors V     InterpVectors, for gen:elasticity with dof=3 (the coordinates of its
+//                          n^3 grid, node (z n + y) n + x at (x, y, z)): rigid-body = the 6 rigid-body
+//                          modes, the very vectors of sprocket-solve --amg-nullspace rigid-body
+//                          (Sprocket::rigid_body_modes: 3 translations, 3 rotations about the
+//                          centre); rigid-body-rotations = only its 3 rotations (the translations
+//                          are the per-function constants that unknown-based interpolation already
+//                          reproduces; the usual choice with hypre's GM variants). Needs k = 3.
+//   --interp-vec-variant v InterpVecVariant when vectors are given: 1 GM-1, 2 GM-2 (default), 3 LN
+//   --interp-vec-qmax q    InterpVecQMax (hypre's default: no truncation of Q)
+//   --smooth-interp-vectors 0|1  SmoothInterpVectors (default 0)
+//   --interp-refine r      InterpRefine (default 0)
 //   --print-level p        BoomerAMG's own print level (1: setup statistics on stdout)
 //
-// The true relative residuals ||b - A x|| / ||b|| are recomputed by our serial reference SpMV;
-// a run has converged when GMRES reports convergence for every column and every true residual is
-// at most 10 tol. With --json the last line printed is one JSON object. Exit status: 0 converged,
-// 3 not converged, 2 bad usage or an unreadable matrix, 1 a hypre or MPI failure.
+// The true relative residuals ||b - A x|| / ||b|| are recomputed by our serial reference SpMV
+// (every rank gathers the whole solution); a run has converged when GMRES reports convergence for
+// every column and every true residual is at most 10 tol. With --json the last line printed is
+// one JSON object with every setting BoomerAMG ran with (read back from hypre after setup).
+// Times: the slowest rank's, each phase started together (a barrier first). Exit status: 0
+// converged, 3 not converged, 2 bad usage or an unreadable matrix, 1 a hypre or MPI failure.
 #ifndef OMPI_SKIP_MPICXX
 #define OMPI_SKIP_MPICXX 1
 #endif
@@ -38,7 +79,8 @@
 #include <HYPRE_parcsr_ls.h>
 #include <HYPRE_utilities.h>
 // hypre_ParAMGData: the hierarchy's levels and operators (no public getters in 2.26) for the
-// level count and the complexities, and the interpolation type (no getter either).
+// level count and the complexities, and the settings that have no getter (interpolation type,
+// aggressive coarsening, nodal coarsening, interpolation vectors).
 #include <_hypre_parcsr_ls.h>
 
 #include <algorithm>
@@ -47,6 +89,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -57,6 +100,7 @@
 #include "Sprocket_Error.hpp"
 #include "Sprocket_Generators.hpp"
 #include "Sprocket_HostMatrix.hpp"
+#include "Sprocket_Preconditioners.hpp"
 #include "Sprocket_Reference.hpp"
 #include "example/solve_common.hpp"
 
@@ -76,8 +120,21 @@ struct Args {
   int restart = 30;
   double tol = 1e-8;
   int max_iterations = 1000;
-  double strong_threshold = -1;  // < 0: hypre's default
+  // < 0 (or empty): hypre's default, not set.
+  double strong_threshold = -1;
+  int coarsen_type = -1;
+  int agg_levels = -1;
+  int agg_interp_type = -1;
+  int interp_type = -1;
+  int p_max = -1;
   std::string num_functions = "1";
+  int nodal = -1;
+  int nodal_diag = -1;
+  std::string interp_vectors = "none";
+  int interp_vec_variant = -1;
+  int interp_vec_qmax = -1;
+  int smooth_interp_vectors = -1;
+  int interp_refine = -1;
   int print_level = 0;
   bool json = false, quiet = false;
 };
@@ -91,8 +148,12 @@ class HypreFailure : public std::runtime_error {
 [[noreturn]] void usage_error(const std::string& message) {
   throw Sprocket::InvalidArgument(
       "sprocket-hypre-amg: " + message +
-      "\nusage: sprocket-hypre-amg [--matrix <file|gen:...>] [--block s] [--restart m] [--tol t] "
-      "[--max-iterations n] [--strong-threshold t] [--num-functions k|auto] [--print-level p] [--json] [--quiet]");
+      "\nusage: [mpirun -np N] sprocket-hypre-amg [--matrix <file|gen:...>] [--block s] [--restart m] [--tol t] "
+      "[--max-iterations n] [--strong-threshold t] [--coarsen-type falgout|hmis|pmis|cljp|rs|code] "
+      "[--agg-levels l] [--agg-interp-type a] [--interp-type code|ext+i] [--pmax p] [--num-functions k|auto] "
+      "[--nodal m] [--nodal-diag d] [--interp-vectors none|rigid-body|rigid-body-rotations] "
+      "[--interp-vec-variant v] [--interp-vec-qmax q] [--smooth-interp-vectors 0|1] [--interp-refine r] "
+      "[--print-level p] [--json] [--quiet]");
 }
 
 int parse_int(const std::string& flag, const std::string& v) {
@@ -103,6 +164,22 @@ int parse_int(const std::string& flag, const std::string& v) {
 double parse_double(const std::string& flag, const std::string& v) {
   if (const auto x = Sprocket::tools::to_double(v)) return *x;
   usage_error(flag + " needs a number, got \"" + v + "\"");
+}
+
+int parse_coarsen_type(const std::string& v) {
+  if (v == "falgout") return 6;
+  if (v == "hmis") return 10;
+  if (v == "pmis") return 8;
+  if (v == "cljp") return 0;
+  if (v == "rs") return 3;
+  if (const auto x = Sprocket::tools::to_int(v)) return *x;
+  usage_error("--coarsen-type must be falgout, hmis, pmis, cljp, rs or hypre's integer code, got \"" + v + "\"");
+}
+
+int parse_interp_type(const std::string& v) {
+  if (v == "ext+i" || v == "extended+i") return 6;
+  if (const auto x = Sprocket::tools::to_int(v)) return *x;
+  usage_error("--interp-type must be ext+i or hypre's integer code, got \"" + v + "\"");
 }
 
 Args parse_args(int argc, char** argv) {
@@ -119,7 +196,19 @@ Args parse_args(int argc, char** argv) {
     else if (flag == "--tol") a.tol = parse_double(flag, value());
     else if (flag == "--max-iterations") a.max_iterations = parse_int(flag, value());
     else if (flag == "--strong-threshold") a.strong_threshold = parse_double(flag, value());
+    else if (flag == "--coarsen-type") a.coarsen_type = parse_coarsen_type(value());
+    else if (flag == "--agg-levels") a.agg_levels = parse_int(flag, value());
+    else if (flag == "--agg-interp-type") a.agg_interp_type = parse_int(flag, value());
+    else if (flag == "--interp-type") a.interp_type = parse_interp_type(value());
+    else if (flag == "--pmax") a.p_max = parse_int(flag, value());
     else if (flag == "--num-functions") a.num_functions = value();
+    else if (flag == "--nodal") a.nodal = parse_int(flag, value());
+    else if (flag == "--nodal-diag") a.nodal_diag = parse_int(flag, value());
+    else if (flag == "--interp-vectors") a.interp_vectors = value();
+    else if (flag == "--interp-vec-variant") a.interp_vec_variant = parse_int(flag, value());
+    else if (flag == "--interp-vec-qmax") a.interp_vec_qmax = parse_int(flag, value());
+    else if (flag == "--smooth-interp-vectors") a.smooth_interp_vectors = parse_int(flag, value());
+    else if (flag == "--interp-refine") a.interp_refine = parse_int(flag, value());
     else if (flag == "--print-level") a.print_level = parse_int(flag, value());
     else if (flag == "--json") a.json = true;
     else if (flag == "--quiet") a.quiet = true;
@@ -132,8 +221,24 @@ Args parse_args(int argc, char** argv) {
   if (a.max_iterations < 1) usage_error("--max-iterations must be >= 1");
   if (a.strong_threshold != -1 && !(a.strong_threshold >= 0 && a.strong_threshold <= 1))
     usage_error("--strong-threshold must be in [0, 1]");
+  if (a.coarsen_type < -1) usage_error("--coarsen-type must be a name or a code >= 0");
+  if (a.agg_levels < -1) usage_error("--agg-levels must be >= 0");
+  if (a.agg_interp_type < -1) usage_error("--agg-interp-type must be >= 0");
+  if (a.interp_type < -1) usage_error("--interp-type must be >= 0");
+  if (a.p_max < -1) usage_error("--pmax must be >= 0");
   if (a.num_functions != "auto" && parse_int("--num-functions", a.num_functions) < 1)
     usage_error("--num-functions must be >= 1 or auto, got \"" + a.num_functions + "\"");
+  if (a.nodal < -1 || a.nodal_diag < -1) usage_error("--nodal and --nodal-diag must be >= 0");
+  if (a.interp_vectors != "none" && a.interp_vectors != "rigid-body" && a.interp_vectors != "rigid-body-rotations")
+    usage_error("--interp-vectors must be none, rigid-body or rigid-body-rotations, got \"" + a.interp_vectors + "\"");
+  if (a.interp_vec_variant != -1 && !(a.interp_vec_variant >= 1 && a.interp_vec_variant <= 3))
+    usage_error("--interp-vec-variant must be 1, 2 or 3");
+  if (a.interp_vec_qmax < -1 || a.interp_refine < -1) usage_error("--interp-vec-qmax and --interp-refine must be >= 0");
+  if (a.smooth_interp_vectors != -1 && a.smooth_interp_vectors != 0 && a.smooth_interp_vectors != 1)
+    usage_error("--smooth-interp-vectors must be 0 or 1");
+  if (a.interp_vectors == "none" &&
+      (a.interp_vec_variant != -1 || a.interp_vec_qmax != -1 || a.smooth_interp_vectors != -1))
+    usage_error("--interp-vec-variant, --interp-vec-qmax and --smooth-interp-vectors need --interp-vectors");
   if (a.print_level < 0) usage_error("--print-level must be >= 0");
   return a;
 }
@@ -148,7 +253,18 @@ void check(HYPRE_Int rc, const char* call) {
                      ": " + description + ")");
 }
 
+void check_mpi(int rc, const char* call) {
+  if (rc != MPI_SUCCESS) throw HypreFailure(std::string("sprocket-hypre-amg: ") + call + " failed");
+}
+
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+/// The slowest rank's time of a phase that every rank started after a barrier.
+double slowest(MPI_Comm comm, double seconds) {
+  double worst = seconds;
+  check_mpi(MPI_Allreduce(&seconds, &worst, 1, MPI_DOUBLE, MPI_MAX, comm), "MPI_Allreduce");
+  return worst;
+}
 
 double norm2(const std::vector<double>& v) {
   double s = 0;
@@ -165,6 +281,19 @@ int spec_dof(const std::string& spec) {
   while (std::getline(keys, kv, ','))
     if (kv.compare(0, 4, "dof=") == 0) return std::atoi(kv.c_str() + 4);
   return 3;
+}
+
+/// Node coordinates of a gen:elasticity problem with 3 unknowns per node (its n^3 grid, node
+/// (z * n + y) * n + x at (x, y, z)): exactly what sprocket-solve gives Sprocket::rigid_body_modes
+/// for --amg-nullspace rigid-body.
+std::vector<double> elasticity_coordinates(const std::string& spec, int64_t rows) {
+  SPROCKET_REQUIRE(spec_dof(spec) == 3, "sprocket-hypre-amg: --interp-vectors needs a gen:elasticity problem with ",
+                   "dof=3 (the node coordinates of its grid), not ", spec);
+  const int64_t nodes = rows / 3;
+  const int64_t n = std::llround(std::cbrt(static_cast<double>(nodes)));
+  SPROCKET_REQUIRE(n * n * n * 3 == rows, "sprocket-hypre-amg: ", spec, " has ", rows,
+                   " rows, not 3 n^3 (an n^3 grid with 3 unknowns per node)");
+  return Sprocket::gen::elasticity3d_coordinates(n);
 }
 
 std::string coarsen_name(int t) {
@@ -206,6 +335,19 @@ std::string interp_name(int t) {
   }
 }
 
+std::string agg_interp_name(int t) {
+  switch (t) {
+    case 1: return "2-stage extended+i";
+    case 2: return "2-stage standard";
+    case 3: return "2-stage extended";
+    case 4: return "multipass";
+    case 5: return "2-stage extended, matrix-matrix";
+    case 6: return "2-stage extended+i, matrix-matrix";
+    case 7: return "2-stage extended+e, matrix-matrix";
+    default: return "type " + std::to_string(t);
+  }
+}
+
 std::string relax_name(int t) {
   switch (t) {
     case 0: return "weighted Jacobi";
@@ -228,12 +370,12 @@ std::string relax_name(int t) {
 /// (which calls the preconditioner's) must not build the hierarchy a second time.
 HYPRE_Int amg_already_set_up(HYPRE_Solver, HYPRE_ParCSRMatrix, HYPRE_ParVector, HYPRE_ParVector) { return 0; }
 
-/// An IJ vector of n entries on this rank, its values set and assembled.
+/// An IJ vector of global rows [lo, hi) on this rank (the ranks' blocks make up 0 .. n - 1).
 struct Vector {
   HYPRE_IJVector ij = nullptr;
   HYPRE_ParVector par = nullptr;
-  Vector(MPI_Comm comm, HYPRE_BigInt n) {
-    check(HYPRE_IJVectorCreate(comm, 0, n - 1, &ij), "HYPRE_IJVectorCreate");
+  Vector(MPI_Comm comm, HYPRE_BigInt lo, HYPRE_BigInt hi) {
+    check(HYPRE_IJVectorCreate(comm, lo, hi - 1, &ij), "HYPRE_IJVectorCreate");
     check(HYPRE_IJVectorSetObjectType(ij, HYPRE_PARCSR), "HYPRE_IJVectorSetObjectType");
     check(HYPRE_IJVectorInitialize(ij), "HYPRE_IJVectorInitialize");
     check(HYPRE_IJVectorAssemble(ij), "HYPRE_IJVectorAssemble");
@@ -246,9 +388,10 @@ struct Vector {
   }
   Vector(const Vector&) = delete;
   Vector& operator=(const Vector&) = delete;
-  void set(const std::vector<HYPRE_BigInt>& rows, std::vector<double> values) {
+  /// Sets this rank's rows (`rows`, global indices) to values[row - offset].
+  void set(const std::vector<HYPRE_BigInt>& rows, const double* values) {
     check(HYPRE_IJVectorInitialize(ij), "HYPRE_IJVectorInitialize");
-    check(HYPRE_IJVectorSetValues(ij, static_cast<HYPRE_Int>(rows.size()), rows.data(), values.data()),
+    check(HYPRE_IJVectorSetValues(ij, static_cast<HYPRE_Int>(rows.size()), rows.data(), values),
           "HYPRE_IJVectorSetValues");
     check(HYPRE_IJVectorAssemble(ij), "HYPRE_IJVectorAssemble");
     void* object = nullptr;
@@ -264,26 +407,31 @@ struct Vector {
 };
 
 /// Levels, operator complexity (sum of the nonzeros of every level's operator / those of A) and
-/// grid complexity (sum of the rows / A's rows) of a BoomerAMG hierarchy after setup.
+/// grid complexity (sum of the rows / A's rows) of a BoomerAMG hierarchy after setup, over all ranks.
 struct Hierarchy {
   int levels = 0;
   double operator_complexity = 0, grid_complexity = 0;
   std::vector<long long> rows, nnz;
 };
 
-Hierarchy hierarchy_of(HYPRE_Solver amg) {
+Hierarchy hierarchy_of(MPI_Comm comm, HYPRE_Solver amg) {
   Hierarchy h;
   auto* data = reinterpret_cast<hypre_ParAMGData*>(amg);
   h.levels = hypre_ParAMGDataNumLevels(data);
   hypre_ParCSRMatrix** A = hypre_ParAMGDataAArray(data);
+  std::vector<long long> local_nnz;
   for (int l = 0; l < h.levels; ++l) {
     hypre_CSRMatrix* diag = hypre_ParCSRMatrixDiag(A[l]);
     hypre_CSRMatrix* offd = hypre_ParCSRMatrixOffd(A[l]);
     long long nz = hypre_CSRMatrixI(diag)[hypre_CSRMatrixNumRows(diag)];
     if (offd && hypre_CSRMatrixI(offd)) nz += hypre_CSRMatrixI(offd)[hypre_CSRMatrixNumRows(offd)];
     h.rows.push_back(static_cast<long long>(hypre_ParCSRMatrixGlobalNumRows(A[l])));
-    h.nnz.push_back(nz);
+    local_nnz.push_back(nz);
   }
+  h.nnz.assign(local_nnz.size(), 0);
+  check_mpi(MPI_Allreduce(local_nnz.data(), h.nnz.data(), static_cast<int>(local_nnz.size()), MPI_LONG_LONG, MPI_SUM,
+                          comm),
+            "MPI_Allreduce");
   if (h.levels > 0 && h.rows[0] > 0 && h.nnz[0] > 0) {
     double rows = 0, nz = 0;
     for (int l = 0; l < h.levels; ++l) {
@@ -298,14 +446,15 @@ Hierarchy hierarchy_of(HYPRE_Solver amg) {
 
 int run(const Args& args) {
   MPI_Comm comm = MPI_COMM_WORLD;
-  int ranks = 1;
-  MPI_Comm_size(comm, &ranks);
-  SPROCKET_REQUIRE(ranks == 1, "sprocket-hypre-amg: runs on one MPI rank (started on ", ranks, ")");
+  int ranks = 1, rank = 0;
+  check_mpi(MPI_Comm_size(comm, &ranks), "MPI_Comm_size");
+  check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  const bool root = rank == 0;
   HYPRE_Int major = 0, minor = 0, patch = 0;
   check(HYPRE_VersionNumber(&major, &minor, &patch, nullptr), "HYPRE_VersionNumber");
   const std::string version = std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
 
-  // The problem: exactly sprocket-solve's matrix and --rhs ones right-hand sides.
+  // The problem: exactly sprocket-solve's matrix and --rhs ones right-hand sides, on every rank.
   const auto t_load = Clock::now();
   const Sprocket::HostCsr host = Sprocket::load_matrix(args.matrix);
   const double load_seconds = seconds_since(t_load);
@@ -331,39 +480,69 @@ int run(const Args& args) {
   }
   SPROCKET_REQUIRE(n % num_functions == 0, "sprocket-hypre-amg: --num-functions ", num_functions,
                    " does not divide the ", n, " rows of ", args.matrix);
+  SPROCKET_REQUIRE(args.nodal <= 0 || num_functions > 1, "sprocket-hypre-amg: --nodal needs --num-functions > 1");
+  SPROCKET_REQUIRE(args.interp_vectors == "none" || num_functions == 3,
+                   "sprocket-hypre-amg: --interp-vectors ", args.interp_vectors, " needs --num-functions 3 (or auto)");
+
+  // This rank's rows: nodes [nodes r / R, nodes (r + 1) / R), k rows per node.
+  const int64_t nodes = n / num_functions;
+  SPROCKET_REQUIRE(nodes >= ranks, "sprocket-hypre-amg: ", ranks, " MPI ranks for ", nodes,
+                   " nodes: every rank needs at least one");
+  const int64_t lo = nodes * rank / ranks * num_functions, hi = nodes * (rank + 1) / ranks * num_functions;
+  const int64_t local = hi - lo;
+  std::vector<long long> rank_rows(ranks, 0);
+  for (int r = 0; r < ranks; ++r) rank_rows[r] = (nodes * (r + 1) / ranks - nodes * r / ranks) * num_functions;
+
   const int s = args.block;
   const std::vector<std::vector<double>> xstar = Sprocket::tools::known_solution(n, s);
   std::vector<std::vector<double>> b(s, std::vector<double>(n, 0.0));
   for (int j = 0; j < s; ++j) Sprocket::reference::spmv("N", 1.0, host, xstar[j], 0.0, b[j]);
 
-  // A as a hypre IJ / ParCSR matrix, all rows on this rank.
+  // This rank's rows of A as a hypre IJ / ParCSR matrix.
+  check_mpi(MPI_Barrier(comm), "MPI_Barrier");
   const auto t_assembly = Clock::now();
   HYPRE_IJMatrix ij = nullptr;
-  check(HYPRE_IJMatrixCreate(comm, 0, n - 1, 0, n - 1, &ij), "HYPRE_IJMatrixCreate");
+  check(HYPRE_IJMatrixCreate(comm, lo, hi - 1, lo, hi - 1, &ij), "HYPRE_IJMatrixCreate");
   check(HYPRE_IJMatrixSetObjectType(ij, HYPRE_PARCSR), "HYPRE_IJMatrixSetObjectType");
-  std::vector<HYPRE_Int> row_sizes(n);
-  std::vector<HYPRE_BigInt> rows(n);
-  for (int64_t i = 0; i < n; ++i) {
-    row_sizes[i] = static_cast<HYPRE_Int>(host.row_length(i));
-    rows[i] = static_cast<HYPRE_BigInt>(i);
+  std::vector<HYPRE_Int> row_sizes(local), diag_sizes(local, 0), offd_sizes(local, 0);
+  std::vector<HYPRE_BigInt> rows(local);
+  for (int64_t i = 0; i < local; ++i) {
+    row_sizes[i] = static_cast<HYPRE_Int>(host.row_length(lo + i));
+    rows[i] = static_cast<HYPRE_BigInt>(lo + i);
+    for (int64_t k = host.row_map[lo + i]; k < host.row_map[lo + i + 1]; ++k)
+      ++(host.entries[k] >= lo && host.entries[k] < hi ? diag_sizes[i] : offd_sizes[i]);
   }
-  check(HYPRE_IJMatrixSetRowSizes(ij, row_sizes.data()), "HYPRE_IJMatrixSetRowSizes");
+  check(HYPRE_IJMatrixSetDiagOffdSizes(ij, diag_sizes.data(), offd_sizes.data()), "HYPRE_IJMatrixSetDiagOffdSizes");
   check(HYPRE_IJMatrixInitialize(ij), "HYPRE_IJMatrixInitialize");
   {
-    const std::vector<HYPRE_BigInt> cols(host.entries.begin(), host.entries.end());
-    check(HYPRE_IJMatrixSetValues(ij, static_cast<HYPRE_Int>(n), row_sizes.data(), rows.data(), cols.data(),
-                                  host.values.data()),
+    const int64_t first = host.row_map[lo], last = host.row_map[hi];
+    const std::vector<HYPRE_BigInt> cols(host.entries.begin() + first, host.entries.begin() + last);
+    check(HYPRE_IJMatrixSetValues(ij, static_cast<HYPRE_Int>(local), row_sizes.data(), rows.data(), cols.data(),
+                                  host.values.data() + first),
           "HYPRE_IJMatrixSetValues");
   }
   check(HYPRE_IJMatrixAssemble(ij), "HYPRE_IJMatrixAssemble");
   void* object = nullptr;
   check(HYPRE_IJMatrixGetObject(ij, &object), "HYPRE_IJMatrixGetObject");
   const auto A = static_cast<HYPRE_ParCSRMatrix>(object);
-  Vector B(comm, n), X(comm, n);
-  const std::vector<double> zeros(n, 0.0);
-  B.set(rows, b[0]);
-  X.set(rows, zeros);
-  const double assembly_seconds = seconds_since(t_assembly);
+  Vector B(comm, lo, hi), X(comm, lo, hi);
+  const std::vector<double> zeros(local, 0.0);
+  B.set(rows, b[0].data() + lo);
+  X.set(rows, zeros.data());
+  const double assembly_seconds = slowest(comm, seconds_since(t_assembly));
+
+  // Interpolation vectors: sprocket-solve's rigid-body modes of the grid (all 6, or the 3 rotations).
+  std::vector<std::unique_ptr<Vector>> interp;
+  std::vector<HYPRE_ParVector> interp_par;
+  if (args.interp_vectors != "none") {
+    const std::vector<double> modes = Sprocket::rigid_body_modes(elasticity_coordinates(args.matrix, n), 3);
+    const int first = args.interp_vectors == "rigid-body" ? 0 : 3;
+    for (int m = first; m < 6; ++m) {
+      interp.push_back(std::make_unique<Vector>(comm, lo, hi));
+      interp.back()->set(rows, modes.data() + static_cast<size_t>(m) * n + lo);
+      interp_par.push_back(interp.back()->par);
+    }
+  }
 
   // BoomerAMG as a preconditioner: one V-cycle per application, hypre's defaults otherwise.
   HYPRE_Solver amg = nullptr;
@@ -373,12 +552,33 @@ int run(const Args& args) {
   check(HYPRE_BoomerAMGSetMaxIter(amg, 1), "HYPRE_BoomerAMGSetMaxIter");
   if (args.strong_threshold >= 0)
     check(HYPRE_BoomerAMGSetStrongThreshold(amg, args.strong_threshold), "HYPRE_BoomerAMGSetStrongThreshold");
+  if (args.coarsen_type >= 0) check(HYPRE_BoomerAMGSetCoarsenType(amg, args.coarsen_type), "HYPRE_BoomerAMGSetCoarsenType");
+  if (args.agg_levels >= 0) check(HYPRE_BoomerAMGSetAggNumLevels(amg, args.agg_levels), "HYPRE_BoomerAMGSetAggNumLevels");
+  if (args.agg_interp_type >= 0)
+    check(HYPRE_BoomerAMGSetAggInterpType(amg, args.agg_interp_type), "HYPRE_BoomerAMGSetAggInterpType");
+  if (args.interp_type >= 0) check(HYPRE_BoomerAMGSetInterpType(amg, args.interp_type), "HYPRE_BoomerAMGSetInterpType");
+  if (args.p_max >= 0) check(HYPRE_BoomerAMGSetPMaxElmts(amg, args.p_max), "HYPRE_BoomerAMGSetPMaxElmts");
   if (num_functions > 1) check(HYPRE_BoomerAMGSetNumFunctions(amg, num_functions), "HYPRE_BoomerAMGSetNumFunctions");
+  if (args.nodal >= 0) check(HYPRE_BoomerAMGSetNodal(amg, args.nodal), "HYPRE_BoomerAMGSetNodal");
+  if (args.nodal_diag >= 0) check(HYPRE_BoomerAMGSetNodalDiag(amg, args.nodal_diag), "HYPRE_BoomerAMGSetNodalDiag");
+  if (!interp_par.empty()) {
+    check(HYPRE_BoomerAMGSetInterpVecVariant(amg, args.interp_vec_variant > 0 ? args.interp_vec_variant : 2),
+          "HYPRE_BoomerAMGSetInterpVecVariant");
+    if (args.interp_vec_qmax >= 0)
+      check(HYPRE_BoomerAMGSetInterpVecQMax(amg, args.interp_vec_qmax), "HYPRE_BoomerAMGSetInterpVecQMax");
+    if (args.smooth_interp_vectors >= 0)
+      check(HYPRE_BoomerAMGSetSmoothInterpVectors(amg, args.smooth_interp_vectors),
+            "HYPRE_BoomerAMGSetSmoothInterpVectors");
+    check(HYPRE_BoomerAMGSetInterpVectors(amg, static_cast<HYPRE_Int>(interp_par.size()), interp_par.data()),
+          "HYPRE_BoomerAMGSetInterpVectors");
+  }
+  if (args.interp_refine >= 0) check(HYPRE_BoomerAMGSetInterpRefine(amg, args.interp_refine), "HYPRE_BoomerAMGSetInterpRefine");
 
+  check_mpi(MPI_Barrier(comm), "MPI_Barrier");
   const auto t_setup = Clock::now();
   check(HYPRE_BoomerAMGSetup(amg, A, B.par, X.par), "HYPRE_BoomerAMGSetup");
-  const double setup_seconds = seconds_since(t_setup);
-  const Hierarchy h = hierarchy_of(amg);
+  const double setup_seconds = slowest(comm, seconds_since(t_setup));
+  const Hierarchy h = hierarchy_of(comm, amg);
 
   // The settings BoomerAMG ran with, as hypre reports them.
   HYPRE_Real strong_threshold = 0, trunc_factor = 0, max_row_sum = 0;
@@ -399,8 +599,19 @@ int run(const Args& args) {
   check(HYPRE_BoomerAMGGetMaxLevels(amg, &max_levels), "HYPRE_BoomerAMGGetMaxLevels");
   check(HYPRE_BoomerAMGGetMaxCoarseSize(amg, &max_coarse), "HYPRE_BoomerAMGGetMaxCoarseSize");
   check(HYPRE_BoomerAMGGetNumFunctions(amg, &nf), "HYPRE_BoomerAMGGetNumFunctions");
-  const int interp_type = hypre_ParAMGDataInterpType(reinterpret_cast<hypre_ParAMGData*>(amg));
-  const int agg_levels = hypre_ParAMGDataAggNumLevels(reinterpret_cast<hypre_ParAMGData*>(amg));
+  auto* data = reinterpret_cast<hypre_ParAMGData*>(amg);
+  const int interp_type = hypre_ParAMGDataInterpType(data);
+  const int agg_levels = hypre_ParAMGDataAggNumLevels(data);
+  const int agg_interp_type = hypre_ParAMGDataAggInterpType(data);
+  const int agg_p_max = hypre_ParAMGDataAggPMaxElmts(data);
+  const int num_paths = hypre_ParAMGDataNumPaths(data);
+  const int nodal = hypre_ParAMGDataNodal(data);
+  const int nodal_diag = hypre_ParAMGDataNodalDiag(data);
+  const int num_interp_vectors = hypre_ParAMGNumInterpVectors(data);
+  const int interp_vec_variant = hypre_ParAMGInterpVecVariant(data);
+  const int interp_vec_qmax = hypre_ParAMGInterpVecQMax(data);
+  const int smooth_interp_vectors = hypre_ParAMGSmoothInterpVectors(data);
+  const int interp_refine = hypre_ParAMGInterpRefine(data);
 
   // GMRES, right-preconditioned by the hierarchy built above.
   HYPRE_Solver gmres = nullptr;
@@ -413,21 +624,36 @@ int run(const Args& args) {
   check(HYPRE_ParCSRGMRESSetLogging(gmres, 0), "HYPRE_ParCSRGMRESSetLogging");
   check(HYPRE_ParCSRGMRESSetPrecond(gmres, HYPRE_BoomerAMGSolve, amg_already_set_up, amg),
         "HYPRE_ParCSRGMRESSetPrecond");
+  check_mpi(MPI_Barrier(comm), "MPI_Barrier");
   const auto t_gmres_setup = Clock::now();
   check(HYPRE_ParCSRGMRESSetup(gmres, A, B.par, X.par), "HYPRE_ParCSRGMRESSetup");
-  const double gmres_setup_seconds = seconds_since(t_gmres_setup);
+  const double gmres_setup_seconds = slowest(comm, seconds_since(t_gmres_setup));
 
-  if (!args.quiet) {
-    std::printf("sprocket-hypre-amg: hypre %s, %d MPI rank, 1 thread (hypre built without OpenMP)\n", version.c_str(),
-                ranks);
+  std::string interp_vectors_text = "none";
+  if (num_interp_vectors > 0)
+    interp_vectors_text = std::to_string(num_interp_vectors) + " (" + args.interp_vectors + "), variant " +
+                          std::to_string(interp_vec_variant) + ", Q max " + std::to_string(interp_vec_qmax) +
+                          ", smoothed " + std::to_string(smooth_interp_vectors);
+  if (!args.quiet && root) {
+    std::printf("sprocket-hypre-amg: hypre %s, %d MPI rank%s, 1 thread each (hypre built without OpenMP)\n",
+                version.c_str(), ranks, ranks == 1 ? "" : "s");
     std::printf("matrix %s: %lld x %lld, %lld nonzeros (loaded in %.2f s, hypre IJ assembly %.3f s)\n",
                 args.matrix.c_str(), static_cast<long long>(n), static_cast<long long>(n),
                 static_cast<long long>(host.nnz()), load_seconds, assembly_seconds);
+    if (ranks > 1) {
+      std::printf("rows per rank (contiguous blocks, %d row(s) per node):", num_functions);
+      for (long long r : rank_rows) std::printf(" %lld", r);
+      std::printf("\n");
+    }
     std::printf("BoomerAMG: strength threshold %g%s, %d function(s) (%s), coarsening %s (%d), interpolation %s (%d), "
-                "at most %d entries per row of P, truncation %g, max row sum %g, aggressive levels %d\n",
+                "at most %d entries per row of P, truncation %g, max row sum %g\n",
                 strong_threshold, args.strong_threshold < 0 ? " (hypre's default; its docs suggest 0.5 for 3-D)" : "",
                 nf, num_functions_source.c_str(), coarsen_name(coarsen_type).c_str(), coarsen_type,
-                interp_name(interp_type).c_str(), interp_type, p_max, trunc_factor, max_row_sum, agg_levels);
+                interp_name(interp_type).c_str(), interp_type, p_max, trunc_factor, max_row_sum);
+    std::printf("  aggressive coarsening on %d level(s) (%s interpolation (%d), at most %d entries per row, %d "
+                "path(s)); nodal %d, nodal diag %d; interpolation vectors %s; interpolation refinement %d\n",
+                agg_levels, agg_interp_name(agg_interp_type).c_str(), agg_interp_type, agg_p_max, num_paths, nodal,
+                nodal_diag, interp_vectors_text.c_str(), interp_refine);
     std::printf("  cycle: %s, relaxation down %s (%d) x%d, up %s (%d) x%d, coarsest %s (%d) x%d; max %d levels, "
                 "coarsest at most %d rows\n",
                 cycle_type == 1 ? "V" : cycle_type == 2 ? "W" : "other", relax_name(relax_down).c_str(), relax_down,
@@ -446,19 +672,30 @@ int run(const Args& args) {
                 s, args.restart, args.tol, args.max_iterations);
   }
 
+  // Every rank's share of a whole vector, for gathering the solution.
+  std::vector<int> counts(ranks), displs(ranks);
+  for (int r = 0; r < ranks; ++r) {
+    counts[r] = static_cast<int>(rank_rows[r]);
+    displs[r] = r ? displs[r - 1] + counts[r - 1] : 0;
+  }
+
   // One right-hand side at a time, each from a zero initial guess.
   std::vector<int> iterations(s, 0);
-  std::vector<double> hypre_residuals(s, 0.0), residuals(s, 0.0), errors(s, 0.0);
+  std::vector<double> hypre_residuals(s, 0.0), residuals(s, 0.0), errors(s, 0.0), column_seconds(s, 0.0);
   std::vector<bool> gmres_converged(s, false);
   double solve_seconds = 0;
+  std::vector<double> x(n);
   for (int j = 0; j < s; ++j) {
-    B.set(rows, b[j]);
-    X.set(rows, zeros);
+    B.set(rows, b[j].data() + lo);
+    X.set(rows, zeros.data());
+    check_mpi(MPI_Barrier(comm), "MPI_Barrier");
     const auto t0 = Clock::now();
     const HYPRE_Int rc = HYPRE_ParCSRGMRESSolve(gmres, A, B.par, X.par);
-    const double t = seconds_since(t0);
-    solve_seconds += t;
+    const double t_local = seconds_since(t0);
     if (rc != 0 && rc != HYPRE_ERROR_CONV) check(rc, "HYPRE_ParCSRGMRESSolve");
+    const double t = slowest(comm, t_local);
+    solve_seconds += t;
+    column_seconds[j] = t;
     gmres_converged[j] = rc == 0;
     HYPRE_ClearAllErrors();
     HYPRE_Int it = 0;
@@ -468,8 +705,11 @@ int run(const Args& args) {
           "HYPRE_ParCSRGMRESGetFinalRelativeResidualNorm");
     iterations[j] = it;
     hypre_residuals[j] = final_norm;
-    // Independent check: ||b - A x|| / ||b|| with our serial reference SpMV.
-    const std::vector<double> x = X.get(rows);
+    // Independent check on every rank: the whole solution, ||b - A x|| / ||b|| by our serial reference SpMV.
+    const std::vector<double> x_local = X.get(rows);
+    check_mpi(MPI_Allgatherv(x_local.data(), static_cast<int>(local), MPI_DOUBLE, x.data(), counts.data(),
+                             displs.data(), MPI_DOUBLE, comm),
+              "MPI_Allgatherv");
     std::vector<double> r = b[j];
     Sprocket::reference::spmv("N", -1.0, host, x, 1.0, r);
     const double nb = norm2(b[j]);
@@ -477,7 +717,7 @@ int run(const Args& args) {
     std::vector<double> e = x;
     for (int64_t i = 0; i < n; ++i) e[i] -= xstar[j][i];
     errors[j] = norm2(e) / norm2(xstar[j]);
-    if (!args.quiet)
+    if (!args.quiet && root)
       std::printf("  rhs %d: %s after %d iterations, %.3f s; hypre's relative residual %.2e, true %.2e, error %.2e\n",
                   j, gmres_converged[j] ? "converged" : "NOT converged", it, t, final_norm, residuals[j], errors[j]);
   }
@@ -485,43 +725,58 @@ int run(const Args& args) {
   for (int j = 0; j < s; ++j)
     converged = converged && gmres_converged[j] && std::isfinite(residuals[j]) && residuals[j] <= 10 * args.tol;
   const int max_iterations = s ? *std::max_element(iterations.begin(), iterations.end()) : 0;
+  long long total_iterations = 0;
+  for (int it : iterations) total_iterations += it;
 
-  if (!args.quiet) {
-    std::printf("summary: %d iterations at most, setup %.3f s, solve %.3f s for %d right-hand side(s) (GMRES setup "
-                "%.3f s)\n  %s\n",
-                max_iterations, setup_seconds, solve_seconds, s, gmres_setup_seconds,
+  if (!args.quiet && root) {
+    std::printf("summary: %d iterations at most, %lld in all (%.2f per right-hand side), setup %.3f s, solve %.3f s "
+                "for %d right-hand side(s) (GMRES setup %.3f s)\n  %s\n",
+                max_iterations, total_iterations, s ? double(total_iterations) / s : 0.0, setup_seconds,
+                solve_seconds, s, gmres_setup_seconds,
                 converged ? "CONVERGED: every column meets the tolerance (true residual <= 10 tol)"
                           : "NOT CONVERGED: see the lines above");
   }
-  if (args.json) {
+  if (args.json && root) {
     std::ostringstream js;
     js << "{\"solver\":\"hypre-gmres+boomeramg\",\"matrix\":" << json_string(args.matrix) << ",\"rows\":" << n
        << ",\"nnz\":" << host.nnz() << ",\"block\":" << s << ",\"converged\":" << (converged ? "true" : "false")
        << ",\"iterations\":" << max_iterations << ",\"iterations_per_rhs\":" << json_array(iterations)
-       << ",\"setup_seconds\":" << json_number(setup_seconds) << ",\"seconds\":" << json_number(solve_seconds)
+       << ",\"iterations_total\":" << total_iterations << ",\"setup_seconds\":" << json_number(setup_seconds)
+       << ",\"seconds\":" << json_number(solve_seconds) << ",\"seconds_per_rhs\":" << json_array(column_seconds)
        << ",\"residuals\":" << json_array(residuals) << ",\"hypre_residuals\":" << json_array(hypre_residuals)
        << ",\"errors\":" << json_array(errors) << ",\"levels\":" << h.levels
        << ",\"operator_complexity\":" << json_number(h.operator_complexity)
        << ",\"grid_complexity\":" << json_number(h.grid_complexity) << ",\"level_rows\":" << json_array(h.rows)
        << ",\"level_nnz\":" << json_array(h.nnz) << ",\"strong_threshold\":" << json_number(strong_threshold)
        << ",\"strong_threshold_default\":" << (args.strong_threshold < 0 ? "true" : "false")
-       << ",\"num_functions\":" << nf << ",\"coarsen_type\":" << coarsen_type
-       << ",\"coarsening\":" << json_string(coarsen_name(coarsen_type)) << ",\"interp_type\":" << interp_type
-       << ",\"interpolation\":" << json_string(interp_name(interp_type)) << ",\"p_max_elmts\":" << p_max
-       << ",\"trunc_factor\":" << json_number(trunc_factor) << ",\"max_row_sum\":" << json_number(max_row_sum)
-       << ",\"agg_num_levels\":" << agg_levels << ",\"relax_down\":" << relax_down
-       << ",\"relax_up\":" << relax_up << ",\"relax_coarse\":" << relax_coarse
+       << ",\"num_functions\":" << nf << ",\"num_functions_source\":" << json_string(num_functions_source)
+       << ",\"coarsen_type\":" << coarsen_type << ",\"coarsening\":" << json_string(coarsen_name(coarsen_type))
+       << ",\"interp_type\":" << interp_type << ",\"interpolation\":" << json_string(interp_name(interp_type))
+       << ",\"p_max_elmts\":" << p_max << ",\"trunc_factor\":" << json_number(trunc_factor)
+       << ",\"max_row_sum\":" << json_number(max_row_sum) << ",\"agg_num_levels\":" << agg_levels
+       << ",\"agg_interp_type\":" << agg_interp_type
+       << ",\"agg_interpolation\":" << json_string(agg_interp_name(agg_interp_type))
+       << ",\"agg_p_max_elmts\":" << agg_p_max << ",\"num_paths\":" << num_paths << ",\"nodal\":" << nodal
+       << ",\"nodal_diag\":" << nodal_diag << ",\"interp_vectors\":" << json_string(args.interp_vectors)
+       << ",\"num_interp_vectors\":" << num_interp_vectors << ",\"interp_vec_variant\":" << interp_vec_variant
+       << ",\"interp_vec_qmax\":" << interp_vec_qmax << ",\"smooth_interp_vectors\":" << smooth_interp_vectors
+       << ",\"interp_refine\":" << interp_refine << ",\"relax_down\":" << relax_down << ",\"relax_up\":" << relax_up
+       << ",\"relax_coarse\":" << relax_coarse
        << ",\"relax_types\":" << json_string(relax_name(relax_down) + " / " + relax_name(relax_up) + " / " +
                                              relax_name(relax_coarse))
-       << ",\"cycle_type\":" << cycle_type << ",\"restart\":" << args.restart << ",\"tol\":" << json_number(args.tol)
+       << ",\"sweeps\":" << json_array(std::vector<int>{sweeps_down, sweeps_up, sweeps_coarse})
+       << ",\"cycle_type\":" << cycle_type << ",\"max_levels\":" << max_levels << ",\"max_coarse_size\":" << max_coarse
+       << ",\"restart\":" << args.restart << ",\"tol\":" << json_number(args.tol)
        << ",\"max_iterations\":" << args.max_iterations << ",\"assembly_seconds\":" << json_number(assembly_seconds)
        << ",\"gmres_setup_seconds\":" << json_number(gmres_setup_seconds) << ",\"hypre_version\":\"" << version
-       << "\",\"mpi_ranks\":" << ranks << ",\"threads\":1}";
+       << "\",\"mpi_ranks\":" << ranks << ",\"rows_per_rank\":" << json_array(rank_rows) << ",\"threads\":1}";
     std::printf("%s\n", js.str().c_str());
   }
+  std::fflush(stdout);
 
   HYPRE_ParCSRGMRESDestroy(gmres);
   HYPRE_BoomerAMGDestroy(amg);
+  interp.clear();
   HYPRE_IJMatrixDestroy(ij);
   return converged ? 0 : 3;
 }
@@ -541,6 +796,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "sprocket-hypre-amg: MPI_Init failed\n");
     return 1;
   }
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   int rc = 0;
   if (HYPRE_Init() != 0) {
     std::fprintf(stderr, "sprocket-hypre-amg: HYPRE_Init failed\n");
@@ -549,10 +807,13 @@ int main(int argc, char** argv) {
     try {
       rc = run(args);
     } catch (const Sprocket::Error& e) {
-      std::fprintf(stderr, "%s\n", e.what());
+      // Our errors (an unreadable matrix, a bad combination of flags) happen alike on every rank.
+      if (rank == 0) std::fprintf(stderr, "%s\n", e.what());
       rc = 2;
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "%s\n", e.what());
+      // A hypre or MPI failure may be one rank's alone: the others would wait for it forever.
+      std::fprintf(stderr, "%s%s\n", ranks > 1 ? ("rank " + std::to_string(rank) + ": ").c_str() : "", e.what());
+      if (ranks > 1) MPI_Abort(MPI_COMM_WORLD, 1);
       rc = 1;
     }
     HYPRE_Finalize();

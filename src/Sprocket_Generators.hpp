@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "Sprocket_HostMatrix.hpp"
 
@@ -38,6 +39,9 @@ HostCsr poisson3d(int64_t n, int points = 7);
 /// same-component couplings negative, weaker for edge and corner neighbours, cross-component
 /// couplings small of either sign.
 HostCsr elasticity3d(int64_t n, int dof = 3, uint64_t seed = 1);
+/// The node coordinates of elasticity3d's grid: node p = (z n + y) n + x at (x, y, z), as 3 n^3
+/// values (x, y, z of node 0, then node 1, ...): what rigid_body_modes takes.
+std::vector<double> elasticity3d_coordinates(int64_t n);
 /// Random banded matrix: row i has entries at columns within [i - bw, i + bw] (clipped), each
 /// present with probability `fill` (the diagonal always), values uniform in [-1, 1]. The diagonal's
 /// value is drawn like the others: the matrix is a structural test case, not made dominant.

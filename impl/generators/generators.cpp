@@ -428,6 +428,19 @@ HostCsr poisson3d(int64_t n, int points) {
 // dominant, hence (being symmetric with positive diagonal) SPD. Every entry is a hash of the seed,
 // the unordered node pair and the ordered component pair (component of the lower node first),
 // so entry (i, j) and (j, i) get the same value.
+std::vector<double> elasticity3d_coordinates(int64_t n) {
+  SPROCKET_REQUIRE(n >= 1, "elasticity3d_coordinates: n must be at least 1 (got ", n, ")");
+  std::vector<double> xyz(static_cast<size_t>(n * n * n) * 3);
+  for (int64_t z = 0, node = 0; z < n; ++z)
+    for (int64_t y = 0; y < n; ++y)
+      for (int64_t x = 0; x < n; ++x, ++node) {
+        xyz[node * 3] = static_cast<double>(x);
+        xyz[node * 3 + 1] = static_cast<double>(y);
+        xyz[node * 3 + 2] = static_cast<double>(z);
+      }
+  return xyz;
+}
+
 HostCsr elasticity3d(int64_t n, int dof, uint64_t seed) {
   SPROCKET_REQUIRE(n >= 1, "elasticity3d: n must be at least 1 (got ", n, ")");
   SPROCKET_REQUIRE(dof >= 1 && dof <= 64, "elasticity3d: dof must be in [1, 64] (got ", dof, ")");

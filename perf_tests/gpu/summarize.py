@@ -51,7 +51,10 @@ def main(folder):
     for kernel in kernels:
         rows = [r for r in lines if r.get("kernel") == kernel]
         ours = [r for r in rows if r.get("impl") == "sprocket"]
-        ratio_keys = sorted({k for r in ours for k in r if k.startswith("ratio_vs_")})
+        # Apply ratios against the peers of the run (not the setup-inclusive or numeric ones); the
+        # bench leaves out every ratio against a line whose --check failed.
+        impls = {r.get("impl") for r in rows}
+        ratio_keys = sorted({k for r in ours for k in r if k.startswith("ratio_vs_") and k[len("ratio_vs_"):] in impls})
         peers = [k[len("ratio_vs_"):] for k in ratio_keys]
         print("\n### %s\n" % kernel)
         head = ["matrix", "variant", "ours ms", "ours GB/s"] + ["%s ms" % p for p in peers] + \
@@ -64,7 +67,8 @@ def main(folder):
                      "%.4g" % (1e3 * r["seconds"]), "%.1f" % r.get("gbps", 0)]
             for p in peers:
                 peer = [q for q in rows if q.get("impl") == p and shape(q) == shape(r)]
-                cells.append("%.4g" % (1e3 * peer[0]["seconds"]) if peer else "-")
+                algorithm = " (%s)" % peer[0]["peer_algorithm"] if peer and peer[0].get("peer_algorithm") else ""
+                cells.append("%.4g%s" % (1e3 * peer[0]["seconds"], algorithm) if peer else "-")
             for k in ratio_keys:
                 v = r.get(k)
                 cells.append("%.2f" % v if isinstance(v, (int, float)) else "-")

@@ -216,6 +216,29 @@ TEST(Generators, PoissonSizes) {
 // ----------------------------------------------------------------------------------------------
 // Elasticity
 
+TEST(Generators, ElasticityCoordinatesNumberTheNodesLikeTheMatrix) {
+  // Node p = (z n + y) n + x sits at (x, y, z); rows p*dof .. p*dof + dof - 1 are its unknowns.
+  const int64_t n = 3;
+  const std::vector<double> xyz = gen::elasticity3d_coordinates(n);
+  ASSERT_EQ(xyz.size(), static_cast<size_t>(3 * n * n * n));
+  for (int64_t z = 0; z < n; ++z)
+    for (int64_t y = 0; y < n; ++y)
+      for (int64_t x = 0; x < n; ++x) {
+        const int64_t p = (z * n + y) * n + x;
+        EXPECT_EQ(xyz[3 * p], x);
+        EXPECT_EQ(xyz[3 * p + 1], y);
+        EXPECT_EQ(xyz[3 * p + 2], z);
+      }
+  // Neighbouring nodes (distance at most one step per axis) are exactly the coupled blocks.
+  const HostCsr A = gen::elasticity3d(n, 2);
+  for (int64_t p = 0; p < n * n * n; ++p)
+    for (int64_t k = A.row_map[2 * p]; k < A.row_map[2 * p + 1]; ++k) {
+      const int64_t q = A.entries[k] / 2;
+      for (int axis = 0; axis < 3; ++axis) EXPECT_LE(std::abs(xyz[3 * p + axis] - xyz[3 * q + axis]), 1.0);
+    }
+  EXPECT_THROW(gen::elasticity3d_coordinates(0), Sprocket::InvalidArgument);
+}
+
 TEST(Generators, ElasticityIsSymmetricExactly) {
   for (int dof : {1, 2, 3}) {
     const HostCsr A = gen::elasticity3d(4, dof, 11);

@@ -188,6 +188,13 @@ void expect_matrix_line(const Object& r, const std::string& kernel, const std::s
       << show(r);
   EXPECT_EQ(text(r, "scalar"), "double") << show(r);
   EXPECT_EQ(text(r, "offset"), "int") << show(r);
+  // Our lines say which copies of the host kernels ran (SPROCKET_HOST_ISA); peers' lines do not.
+  if (text(r, "impl") == "sprocket") {
+    const std::string isa = text(r, "host_isa");
+    EXPECT_TRUE(isa == "avx2_fma" || isa == "baseline") << show(r);
+  } else {
+    EXPECT_EQ(r.count("host_isa"), 0u) << show(r);
+  }
 }
 
 /// ratio_vs_<peer> = peer seconds / our seconds on our lines (and only there).
@@ -205,6 +212,24 @@ void expect_ratios(const std::vector<Object>& lines, const std::vector<std::stri
           EXPECT_NEAR(number(r, "ratio_vs_" + peer), number(p, "seconds") / number(r, "seconds"),
                       1e-5 * number(r, "ratio_vs_" + peer))
               << show(r);
+          // What n applies cost with the set-ups: (peer set-up + n peer) / (our analysis + n ours),
+          // between the set-up ratio and the apply ratio, closer to the latter as n grows.
+          if (r.count("setup_seconds") == 0 && r.count("preprocess_seconds") == 0) continue;
+          const double ours_setup = r.count("setup_seconds") ? number(r, "setup_seconds") : number(r, "preprocess_seconds");
+          const double peer_setup = std::max(0.0, number(p, "setup_seconds"));
+          double previous = -1;
+          for (const int n : {1, 10, 100}) {
+            const std::string key = "ratio_vs_" + peer + "_incl_setup_" + std::to_string(n);
+            expect_number(r, key);
+            const double expected =
+                (peer_setup + n * number(p, "seconds")) / (ours_setup + n * number(r, "seconds"));
+            EXPECT_NEAR(number(r, key), expected, 1e-4 * expected) << key << " " << show(r);
+            const double apply_ratio = number(r, "ratio_vs_" + peer);
+            if (previous >= 0)
+              EXPECT_LE(std::abs(number(r, key) - apply_ratio), std::abs(previous - apply_ratio) * (1 + 1e-4) + 1e-12)
+                  << key << " " << show(r);
+            previous = number(r, key);
+          }
         }
     }
   }
@@ -247,6 +272,12 @@ TEST(SprocketBench, SpmvJsonLines) {
       EXPECT_EQ(text(r, "variant"), "default") << show(r);
       EXPECT_EQ(r.count("chosen_kernel"), 0u) << show(r);
       EXPECT_EQ(r.count("setup_seconds"), 0u) << show(r);
+      // Kokkos Kernels' fastest way on this matrix, and what each way took in the trial.
+      const std::set<std::string> ways{"default", "schedule_static", "schedule_dynamic", "raw_openmp_partitioned"};
+      EXPECT_EQ(ways.count(text(r, "peer_algorithm")), 1u) << show(r);
+      expect_string(r, "peer_trials");
+      EXPECT_NE(text(r, "peer_trials").find(text(r, "peer_algorithm") + " "), std::string::npos) << show(r);
+      expect_string(r, "peer_march");
     }
   }
   // --variant all: auto, every forced kernel, portable; then the peer.
@@ -433,7 +464,7 @@ TEST(SprocketBench, SddmmJsonLines) {
       EXPECT_EQ(r.count("chosen_kernel"), 0u) << show(r);
       EXPECT_EQ(r.count("preprocess_seconds"), 0u) << show(r);
       if (impl == "graphblas") {
-        expect_number(r, "setup_seconds");
+        expect_number(r, "copy_seconds");
         expect_string(r, "note");
       }
     }
@@ -458,6 +489,7 @@ TEST(SprocketBench, SddmmJsonLines) {
     EXPECT_EQ(text(r, "layout"), "right") << show(r);
     EXPECT_EQ(text(r, "check"), "true") << show(r);
     EXPECT_NE(text(r, "impl"), "graphblas") << show(r);
+    EXPECT_NE(text(r, "impl"), "graphblas9") << show(r);
   }
   EXPECT_EQ(values_of(default_lines, "sprocket", "k"), (std::vector<std::string>{"32", "128"}));
   EXPECT_EQ(values_of(default_lines, "kokkos_team", "k"), (std::vector<std::string>{"32", "128"}));
@@ -524,7 +556,7 @@ std::string expect_spgemm_line(const Object& r, const std::string& matrix, const
     if (impl == "kk" || impl == "graphblas") {
       EXPECT_EQ(text(r, "c_sorted"), "true") << show(r);
     }
-    if (impl == "graphblas") expect_number(r, "setup_seconds");
+    if (impl == "graphblas") expect_number(r, "copy_seconds");
   }
   return impl;
 }
@@ -585,6 +617,7 @@ TEST(SprocketBench, SpgemmJsonLines) {
                                       "portable"}));
   std::vector<std::string> peers{"kk", "kk_unsorted"};
   if (graphblas) peers.push_back("graphblas");
+  if (offers_peer("spgemm", "graphblas9")) peers.push_back("graphblas9");
   if (offers_peer("spgemm", "cusparse")) peers.push_back("cusparse");
   ASSERT_EQ(impls.size(), 8u + peers.size()) << out.out;
   EXPECT_EQ(std::vector<std::string>(impls.begin() + 8, impls.end()), peers);
@@ -636,6 +669,25 @@ TEST(SprocketBench, SpgemmSharedMatrix) {
 }
 
 // Without GraphBLAS in the build, asking for the peer is a usage error that says why.
+// SPROCKET_HOST_ISA=baseline runs (and names) the baseline copies of our host kernels on every line;
+// a value it does not know is an error naming the variable and its choices.
+TEST(SprocketBench, HostIsaFollowsTheEnvironment) {
+  const std::string matrix = "gen:poisson2d:n=12";
+  const Output base = run_bench("--kernel spmm --matrix " + matrix + " --k 8 --compare kk" + quick,
+                                "env SPROCKET_HOST_ISA=baseline");
+  ASSERT_EQ(base.status, 0) << base.out << base.err;
+  const std::vector<Object> lines = json_lines(base);
+  ASSERT_FALSE(lines.empty());
+  for (const Object& r : lines) {
+    expect_matrix_line(r, "spmm", matrix, 2, 1);
+    if (text(r, "impl") == "sprocket") EXPECT_EQ(text(r, "host_isa"), "baseline") << show(r);
+  }
+  const Output bad = run_bench("--kernel spmv --matrix " + matrix + quick, "env SPROCKET_HOST_ISA=avx512");
+  EXPECT_EQ(bad.status, 1) << bad.out << bad.err;
+  EXPECT_NE(bad.err.find("SPROCKET_HOST_ISA must be auto, baseline or avx2_fma, not \"avx512\""), std::string::npos)
+      << bad.err;
+}
+
 TEST(SprocketBench, GraphblasAbsentIsAUsageError) {
   if (built_with_graphblas()) GTEST_SKIP() << "sprocket-bench built with GraphBLAS";
   const Output out = run_bench("--kernel sddmm --matrix gen:poisson2d:n=8 --compare graphblas");
@@ -643,31 +695,49 @@ TEST(SprocketBench, GraphblasAbsentIsAUsageError) {
   EXPECT_NE(out.err.find("built without SuiteSparse:GraphBLAS"), std::string::npos) << out.err;
 }
 
-// The graphblas peer of spmv (GrB_mxv) and spmm (GrB_mxm with a full B), where the build offers
-// it: present, checked against the reference, compared in ratio_vs_graphblas.
+/// A GraphBLAS peer's line: the way it chose among those it tried, its trials, its version and the
+/// first call's seconds.
+void expect_graphblas_line(const Object& r, const std::set<std::string>& ways) {
+  EXPECT_EQ(text(r, "variant"), "default") << show(r);
+  EXPECT_EQ(ways.count(text(r, "peer_algorithm")), 1u) << show(r);
+  for (const std::string& way : ways) EXPECT_NE(text(r, "peer_trials").find(way + " "), std::string::npos) << show(r);
+  expect_string(r, "peer_version");
+  expect_number(r, "peer_first_use_seconds");
+  expect_number(r, "copy_seconds");
+  EXPECT_EQ(r.count("setup_seconds"), 0u) << show(r);  // its copies are not a set-up of the peer
+}
+
+// The graphblas peers of spmv (GrB_mxv) and spmm (GrB_mxm with a full B), Debian's (graphblas) and
+// 9.3.1 (graphblas9), each where the build offers it: present, checked against the reference,
+// compared in ratio_vs_<peer>, each with the way it chose.
 TEST(SprocketBench, GraphblasPeersOfSpmvAndSpmm) {
   const std::string matrix = "gen:poisson2d:n=12";
   bool ran = false;
-  if (offers_peer("spmv", "graphblas")) {
-    ran = true;
-    const Output spmv = run_bench("--kernel spmv --matrix " + matrix + " --compare kk,graphblas" + quick);
-    ASSERT_EQ(spmv.status, 0) << spmv.out << spmv.err;
-    const std::vector<Object> spmv_lines = json_lines(spmv);
-    for (const Object& r : spmv_lines) expect_matrix_line(r, "spmv", matrix, 2, 1);
-    EXPECT_EQ(values_of(spmv_lines, "graphblas", "variant"), std::vector<std::string>{"default"});
-    expect_ratios(spmv_lines, {"kk", "graphblas"});
+  for (const std::string peer : {"graphblas", "graphblas9"}) {
+    if (offers_peer("spmv", peer)) {
+      ran = true;
+      const Output spmv = run_bench("--kernel spmv --matrix " + matrix + " --compare kk," + peer + quick);
+      ASSERT_EQ(spmv.status, 0) << spmv.out << spmv.err;
+      const std::vector<Object> spmv_lines = json_lines(spmv);
+      for (const Object& r : spmv_lines) expect_matrix_line(r, "spmv", matrix, 2, 1);
+      EXPECT_EQ(values_of(spmv_lines, peer, "variant"), std::vector<std::string>{"default"});
+      for (const Object& r : spmv_lines)
+        if (text(r, "impl") == peer) expect_graphblas_line(r, {"mxv_accum_full", "mxv_new"});
+      expect_ratios(spmv_lines, {"kk", peer});
+    }
+    if (offers_peer("spmm", peer)) {
+      ran = true;
+      const Output spmm = run_bench("--kernel spmm --matrix " + matrix + " --k 3 --layout both --compare " + peer + quick);
+      ASSERT_EQ(spmm.status, 0) << spmm.out << spmm.err;
+      const std::vector<Object> spmm_lines = json_lines(spmm);
+      for (const Object& r : spmm_lines) expect_matrix_line(r, "spmm", matrix, 2, 1);
+      EXPECT_EQ(values_of(spmm_lines, peer, "layout"), (std::vector<std::string>{"right", "left"}));
+      for (const Object& r : spmm_lines)
+        if (text(r, "impl") == peer) expect_graphblas_line(r, {"mxm_accum_full", "mxm_new"});
+      expect_ratios(spmm_lines, {peer});
+    }
   }
-  if (offers_peer("spmm", "graphblas")) {
-    ran = true;
-    const Output spmm =
-        run_bench("--kernel spmm --matrix " + matrix + " --k 3 --layout both --compare graphblas" + quick);
-    ASSERT_EQ(spmm.status, 0) << spmm.out << spmm.err;
-    const std::vector<Object> spmm_lines = json_lines(spmm);
-    for (const Object& r : spmm_lines) expect_matrix_line(r, "spmm", matrix, 2, 1);
-    EXPECT_EQ(values_of(spmm_lines, "graphblas", "layout"), (std::vector<std::string>{"right", "left"}));
-    expect_ratios(spmm_lines, {"graphblas"});
-  }
-  if (!ran) GTEST_SKIP() << "neither spmv nor spmm offers the graphblas peer in this build";
+  if (!ran) GTEST_SKIP() << "neither spmv nor spmm offers a graphblas peer in this build";
 }
 
 TEST(SprocketBench, StreamJsonLines) {
