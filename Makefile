@@ -1,6 +1,6 @@
 # Sprocket: every target sets up what it needs (Debian packages, Kokkos / Kokkos Kernels 3.4.01
 # from Debian's trilinos source, the CMake build) and then does its job. See README.md.
-.PHONY: docs demo test test-trilinos test-sanitize fuzz test-cuda-emulation-asan bench build cuda-check cuda-compile-check gpu-bundle deps deps-cuda clean
+.PHONY: build-times docs demo test test-trilinos test-sanitize fuzz test-cuda-emulation-asan bench build cuda-check cuda-compile-check gpu-bundle deps deps-cuda clean
 
 demo:                ## build and run the demo
 	@bash cmake/sprocket-build.sh host demo
@@ -24,6 +24,8 @@ cuda-compile-check:  ## CUDA configuration: library, tools and one test per kern
 	@bash cmake/sprocket-build.sh cuda cuda-subset
 gpu-bundle:          ## CUDA configuration: build the tests and benchmarks (compiler cache reused) and pack .device/bundle.tar.xz for a GPU run (perf_tests/gpu/run_checks.sh)
 	@bash cmake/sprocket-build.sh cuda build && bash perf_tests/gpu/pack_bundle.sh
+build-times:         ## the slowest translation units of each build tree, with their seconds (Ninja's log)
+	@/usr/bin/python3 tools/build_times.py
 docs:                ## the API reference of the public headers (Doxygen) into build/docs/html
 	@bash cmake/install-packages.sh && doxygen docs/Doxyfile && echo "API reference: build/docs/html/index.html"
 deps:                ## only build Kokkos + Kokkos Kernels (host)

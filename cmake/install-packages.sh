@@ -13,9 +13,11 @@ set -euo pipefail
 # Kokkos' OpenMP threads (the pthreads build of libopenblas-dev spins its own threads beside them:
 # 2x slower LOBPCG on 2 cores). The runtime package is enough, the library is linked by full path.
 # doxygen: `make docs` (the API reference of the public headers).
+# ninja-build: the generator of our build trees (one build graph over every target, and
+# .ninja_log's per-object seconds for `make build-times`).
 # clang-14, libclang-rt-14-dev: libFuzzer and clang's sanitizer runtimes for the fuzz targets
 # (unit_tests/fuzz/).
-PACKAGES=(cmake g++ make patch ca-certificates dpkg-dev libgtest-dev libgmock-dev libbenchmark-dev
+PACKAGES=(cmake ninja-build g++ make patch ca-certificates dpkg-dev libgtest-dev libgmock-dev libbenchmark-dev
           liblapack-dev zlib1g-dev python3-scipy ccache libgraphblas-dev libsuitesparse-dev libhypre-dev
           libopenblas0-openmp clang-14 libclang-rt-14-dev doxygen "$@")
 missing=()

@@ -34,6 +34,7 @@ struct Args {
   std::vector<std::string> peers;     ///< --compare, deduplicated, in order
   int repeat = 20;
   int warmup = 3;
+  bool consecutive = false;  // --order consecutive: each implementation's calls back to back
   bool check = false;
   bool json = false;
   bool describe = false;
@@ -148,6 +149,12 @@ inline Args parse_args(int argc, char** argv, const std::vector<KernelEntry>& re
     else if (arg == "--compare") peers_raw.push_back(take());
     else if (arg == "--repeat") args.repeat = static_cast<int>(parse_integer(arg, take(), 1));
     else if (arg == "--warmup") args.warmup = static_cast<int>(parse_integer(arg, take(), 0));
+    else if (arg == "--order") {
+      const std::string order = take();
+      if (order != "interleaved" && order != "consecutive")
+        throw UsageError("--order: \"" + order + "\" (valid: interleaved, consecutive)");
+      args.consecutive = order == "consecutive";
+    }
     else if (arg == "--check") args.check = flag();
     else if (arg == "--json") args.json = flag();
     else if (arg == "--describe") args.describe = flag();
@@ -247,6 +254,12 @@ inline Args parse_args(int argc, char** argv, const std::vector<KernelEntry>& re
     throw UsageError("--scalar must be double or float, not \"" + args.scalar + "\"");
   if (args.offset != "int" && args.offset != "size_t")
     throw UsageError("--offset must be int or size_t, not \"" + args.offset + "\"");
+#ifdef SPROCKET_BENCH_DOUBLE_INT_ONLY
+  if (args.scalar != "double" || args.offset != "int")
+    throw UsageError("this sprocket-bench was built for --scalar double --offset int only (SPROCKET_BENCH_TYPES="
+                     "double_int, the CI compile check); --scalar " + args.scalar + " --offset " + args.offset +
+                     " needs a build with SPROCKET_BENCH_TYPES=all (make bench, make cuda-check)");
+#endif
   *entry_out = entry;
   return args;
 }

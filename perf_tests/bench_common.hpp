@@ -280,8 +280,15 @@ inline Timing summarize(std::vector<double> t) {
 /// implementation alike. Each call is timed alone between two Kokkos::fence() calls. after[i], where
 /// given (and not empty), runs untimed after every call of fns[i], warm-ups included: it drops what
 /// the call produced (spgemm: the C each product allocates), so the runs hold one result at a time.
+///
+/// consecutive (sprocket-bench --order consecutive): each function instead runs its warm-up and
+/// then its `repeat` timed calls back to back before the next one starts: every implementation
+/// finds its own operands in the caches, as in a loop that calls it alone. The default
+/// (interleaved) is what every published table uses; the other order shows how much a peer or we
+/// owe to that warmth.
 inline std::vector<Timing> time_interleaved(const std::vector<std::function<void()>>& fns, int warmup,
-                                            int repeat, const std::vector<std::function<void()>>& after = {}) {
+                                            int repeat, const std::vector<std::function<void()>>& after = {},
+                                            bool consecutive = false) {
   using clock = std::chrono::steady_clock;
   const auto tidy = [&](size_t i) {
     if (i < after.size() && after[i]) {
@@ -289,22 +296,33 @@ inline std::vector<Timing> time_interleaved(const std::vector<std::function<void
       Kokkos::fence();
     }
   };
-  for (int w = 0; w < warmup; ++w)
-    for (size_t i = 0; i < fns.size(); ++i) {
-      fns[i]();
-      tidy(i);
-    }
-  Kokkos::fence();
   std::vector<std::vector<double>> samples(fns.size());
-  for (int r = 0; r < repeat; ++r)
+  const auto timed_call = [&](size_t i) {
+    Kokkos::fence();
+    const auto t0 = clock::now();
+    fns[i]();
+    Kokkos::fence();
+    samples[i].push_back(std::chrono::duration<double>(clock::now() - t0).count());
+    tidy(i);
+  };
+  if (consecutive) {
     for (size_t i = 0; i < fns.size(); ++i) {
-      Kokkos::fence();
-      const auto t0 = clock::now();
-      fns[i]();
-      Kokkos::fence();
-      samples[i].push_back(std::chrono::duration<double>(clock::now() - t0).count());
-      tidy(i);
+      for (int w = 0; w < warmup; ++w) {
+        fns[i]();
+        tidy(i);
+      }
+      for (int r = 0; r < repeat; ++r) timed_call(i);
     }
+  } else {
+    for (int w = 0; w < warmup; ++w)
+      for (size_t i = 0; i < fns.size(); ++i) {
+        fns[i]();
+        tidy(i);
+      }
+    Kokkos::fence();
+    for (int r = 0; r < repeat; ++r)
+      for (size_t i = 0; i < fns.size(); ++i) timed_call(i);
+  }
   std::vector<Timing> out;
   for (auto& s : samples) out.push_back(summarize(std::move(s)));
   return out;

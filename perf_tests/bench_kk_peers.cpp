@@ -202,15 +202,17 @@ std::unique_ptr<Spgemm> make_spgemm(const Crs<Scalar, Offset>& A, const Crs<Scal
   template std::unique_ptr<Spgemm> make_spgemm<S, O>(const Crs<S, O>&, const Crs<S, O>&, bool, const std::string&);
 
 SPROCKET_BENCH_KK_PEERS(double, int)
+SPROCKET_BENCH_KK_SPGEMM(double, int)
+#ifndef SPROCKET_BENCH_DOUBLE_INT_ONLY  // SPROCKET_BENCH_TYPES=all
 SPROCKET_BENCH_KK_PEERS(double, size_t)
 SPROCKET_BENCH_KK_PEERS(float, int)
 SPROCKET_BENCH_KK_PEERS(float, size_t)
-SPROCKET_BENCH_KK_SPGEMM(double, int)
 SPROCKET_BENCH_KK_SPGEMM(float, int)
 #ifndef KOKKOS_ENABLE_CUDA
 // CUDA builds run SpGEMM with int offsets only (bench_spgemm.cpp).
 SPROCKET_BENCH_KK_SPGEMM(double, size_t)
 SPROCKET_BENCH_KK_SPGEMM(float, size_t)
+#endif
 #endif
 
 }  // namespace kk

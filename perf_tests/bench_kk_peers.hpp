@@ -9,8 +9,9 @@
 // The peers' own code is also kept out of our kernels' translation units: an edit of either
 // recompiles only its own.
 //
-// Instantiated for Scalar float/double x Offset int/size_t (CUDA builds: SpGEMM with int only) on
-// the default execution space, dense operands LayoutLeft and LayoutRight.
+// Instantiated for Scalar float/double x Offset int/size_t (CUDA builds: SpGEMM with int only; a
+// bench built with SPROCKET_BENCH_TYPES=double_int: double / int alone) on the default execution
+// space, dense operands LayoutLeft and LayoutRight.
 #include <Kokkos_Core.hpp>
 #include <KokkosSparse_CrsMatrix.hpp>
 

@@ -64,11 +64,16 @@ int run_matrices(const Args& args, RunOne&& run_one) {
     }
     try {
       int s = 0;
+#ifdef SPROCKET_BENCH_DOUBLE_INT_ONLY
+      // Built for double / int alone (SPROCKET_BENCH_TYPES=double_int): parse_args refused the others.
+      s = run_one(type_tag<double>{}, type_tag<int>{}, args, name, host, stream_gbps);
+#else
       const bool dbl = args.scalar == "double", small = args.offset == "int";
       if (dbl && small) s = run_one(type_tag<double>{}, type_tag<int>{}, args, name, host, stream_gbps);
       else if (dbl) s = run_one(type_tag<double>{}, type_tag<size_t>{}, args, name, host, stream_gbps);
       else if (small) s = run_one(type_tag<float>{}, type_tag<int>{}, args, name, host, stream_gbps);
       else s = run_one(type_tag<float>{}, type_tag<size_t>{}, args, name, host, stream_gbps);
+#endif
       status = std::max(status, s);
     } catch (const std::exception& e) {
       std::cerr << "sprocket-bench: " << name << ": " << e.what() << "\n";
@@ -194,7 +199,7 @@ int measure_section(const Args& args, const Section& section, const std::vector<
     fns.push_back(c.apply);
     release.push_back(c.release);
   }
-  const std::vector<Timing> t = time_interleaved(fns, args.warmup, args.repeat, release);
+  const std::vector<Timing> t = time_interleaved(fns, args.warmup, args.repeat, release, args.consecutive);
 
   auto peer_seconds = [&](const std::string& peer) {
     for (size_t c = 0; c < candidates.size(); ++c)
@@ -239,6 +244,7 @@ int measure_section(const Args& args, const Section& section, const std::vector<
         .set("bytes", static_cast<int64_t>(bytes))
         .set("repeat", args.repeat);
     r.merge(section.problem_keys);
+    if (args.consecutive) r.set("order", "consecutive");
     r.set("warmup", args.warmup)
         .set("seconds_min", t[c].min)
         .set("seconds_max", t[c].max)

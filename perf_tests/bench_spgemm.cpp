@@ -944,7 +944,7 @@ int run_matrix(type_tag<Scalar>, type_tag<Offset>, const Args& args, const std::
           fns.push_back([impl] { impl->numeric(); });
           after.push_back([impl] { impl->after_numeric(); });
         }
-        const std::vector<Timing> t = time_interleaved(fns, args.warmup, args.repeat, after);
+        const std::vector<Timing> t = time_interleaved(fns, args.warmup, args.repeat, after, args.consecutive);
         for (size_t r = 0; r < ready.size(); ++r) {
           Entry& e = entries[ready[r]];
           e.numeric = t[r];

@@ -82,6 +82,8 @@ void usage(std::ostream& os) {
         "  --compare P      peers measured in the same run, comma-separated (e.g. kk,cusparse)\n"
         "  --repeat N       timed runs per implementation, median reported (default 20)\n"
         "  --warmup N       untimed runs first (default 3)\n"
+        "  --order O        interleaved (default: repeat r runs every implementation once, in turn)\n"
+        "                   or consecutive (each implementation's runs back to back, its caches warm)\n"
         "  --check          verify every result (ours and peers) against the reference; exit 1 on\n"
         "                   a mismatch\n"
         "  --json           one JSON object per line (informational text goes to stderr)\n"

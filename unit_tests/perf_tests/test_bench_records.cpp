@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -78,6 +79,22 @@ TEST(BenchRecords, NothingWithheldWithoutAFailedCheckOrWithoutACheck) {
     sprocket_bench::withhold_failed_ratios(records);
     EXPECT_EQ(records[0].to_json(), before);
   }
+}
+
+// The two orders of time_interleaved: which function each call was, warm-ups included, and what
+// after[i] tidies.
+TEST(BenchRecords, InterleavedAndConsecutiveOrders) {
+  std::string sequence;
+  const std::vector<std::function<void()>> fns{[&] { sequence += 'a'; }, [&] { sequence += 'b'; }};
+  const std::vector<std::function<void()>> after{[&] { sequence += '.'; }, {}};
+  auto t = sprocket_bench::time_interleaved(fns, 1, 2, after);
+  EXPECT_EQ(sequence, "a.ba.ba.b") << "warm-up round, then repeat r calls a and b in turn";
+  ASSERT_EQ(t.size(), 2u);
+  sequence.clear();
+  t = sprocket_bench::time_interleaved(fns, 1, 2, after, true);
+  EXPECT_EQ(sequence, "a.a.a.bbb") << "each function's warm-up and timed calls back to back";
+  ASSERT_EQ(t.size(), 2u);
+  for (const auto& timing : t) EXPECT_GE(timing.max, timing.min);
 }
 
 TEST(BenchRecords, FastestWayIsTheOneWithTheSmallestMedian) {

@@ -808,6 +808,22 @@ TEST(SprocketBench, TableOutput) {
     EXPECT_NE(out.out.find(column), std::string::npos) << column << "\n" << out.out;
 }
 
+TEST(SprocketBench, ConsecutiveOrderIsRecorded) {
+  const std::string matrix = "gen:poisson2d:n=12";
+  const Output out = run_bench("--kernel spmv --matrix " + matrix + " --compare kk --order consecutive" + quick);
+  ASSERT_EQ(out.status, 0) << out.out << out.err;
+  const std::vector<Object> lines = json_lines(out);
+  ASSERT_EQ(lines.size(), 2u) << out.out;
+  for (const Object& r : lines) {
+    expect_matrix_line(r, "spmv", matrix, 2, 1);
+    EXPECT_EQ(text(r, "order"), "consecutive") << show(r);
+  }
+  // The default order (interleaved, what the published tables use) adds no key.
+  const Output plain = run_bench("--kernel spmv --matrix " + matrix + quick);
+  ASSERT_EQ(plain.status, 0) << plain.out << plain.err;
+  for (const Object& r : json_lines(plain)) EXPECT_EQ(r.count("order"), 0u) << show(r);
+}
+
 TEST(SprocketBench, BadUsageExitsTwoNamingTheProblem) {
   struct Case {
     std::string args;
@@ -840,6 +856,7 @@ TEST(SprocketBench, BadUsageExitsTwoNamingTheProblem) {
       {"--kernel spmm --matrix gen:poisson2d:n=8 --layout up", "--layout must be right, left or both"},
       {"--kernel spmv --matrix gen:poisson2d:n=8 --check=yes", "--check takes no value"},
       {"--kernel spmv --matrix", "--matrix needs a value"},
+      {"--kernel spmv --matrix gen:poisson2d:n=8 --order random", "--order: \"random\" (valid: interleaved, consecutive)"},
   };
   for (const Case& c : cases) {
     const Output out = run_bench(c.args);
