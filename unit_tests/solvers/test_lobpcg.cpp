@@ -532,7 +532,14 @@ std::vector<ScipyCase> eigsh_cases() {
           // of 4e-8 for 600; with a block covering the first cluster and its gap (7) that start
           // and eight others converged in 34-83.
           const bool crystm01_smallest = std::string(m) == "crystm01" && which == Which::smallest;
-          const int block = crystm01_smallest && nev == 5 ? 12 : crystm01_smallest && nev == 1 ? 7 : 0;
+          // bcsstk15's largest, nev 5: the default block of 7 ends between the 7th and 8th largest
+          // eigenvalues, 2e-5 relative apart; preconditioned, most starts converge in 310-350
+          // iterations, but one in a make test (SPROCKET_TEST_SEED=2269073230590063486) stalled at a
+          // residual of 1.8e-8 for 600. A block of 10 takes the pair in.
+          const bool bcsstk15_largest5 = std::string(m) == "bcsstk15" && which == Which::largest && nev == 5;
+          const int block = crystm01_smallest && nev == 5 ? 12
+                            : crystm01_smallest && nev == 1 ? 7
+                            : bcsstk15_largest5 ? 10 : 0;
           cases.push_back({m, which, nev, prec, hard || cluster ? 300 : 600, !hard && !cluster, block});
         }
   // Jacobi where it works: matrices whose diagonal varies little (crystm01) and bcsstk16's
