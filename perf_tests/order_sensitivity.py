@@ -18,7 +18,6 @@ Writes <out-dir>/order-sensitivity-host-<date>.jsonl (every line, with round and
 import argparse
 import datetime
 import json
-import math
 import os
 import platform
 import statistics
@@ -32,12 +31,8 @@ ORDERS = ("interleaved", "consecutive")
 
 
 def section_key(row):
-    return (row.get("matrix"), row.get("variant"), row.get("k"), row.get("layout"))
-
-
-def geomean(values):
-    values = [v for v in values if v and v > 0 and math.isfinite(v)]
-    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+    """The tables' section key with our variant in front (SpGEMM runs two)."""
+    return (row.get("variant"),) + tables.section_key(row)
 
 
 def main():
@@ -99,7 +94,7 @@ def main():
 
     def median_geomean(kernel, peer, order):
         per_section = ratios.get((kernel, peer, order), {})
-        return geomean([statistics.median(v) for v in per_section.values()]), len(per_section)
+        return tables.geomean([statistics.median(v) for v in per_section.values()]), len(per_section)
 
     triads = [row["gbps"] for row in lines if row.get("kernel") == "stream" and row.get("variant") == "triad"]
     loads = [row["loadavg_before"][0] for row in lines if "loadavg_before" in row]
@@ -130,7 +125,7 @@ def main():
         a = ours_seconds.get((kernel, "interleaved"), {})
         b = ours_seconds.get((kernel, "consecutive"), {})
         common = [s for s in a if s in b]
-        g = geomean([statistics.median(b[s]) / statistics.median(a[s]) for s in common])
+        g = tables.geomean([statistics.median(b[s]) / statistics.median(a[s]) for s in common])
         out.append(f"- {kernel}: {tables.fmt(g)} over {len(common)} problems")
     out += ["", f"Raw lines: `{os.path.basename(stem)}.jsonl`.", ""]
     with open(stem + ".md", "w") as f:

@@ -37,13 +37,11 @@ def read_ninja_log(path):
 
 
 def source_of(output):
-    """The source a CMake object output compiles: CMakeFiles/<target>.dir/<path>.o -> <path>."""
-    name = output
-    if "/CMakeFiles/" in "/" + name:
-        name = name.split("CMakeFiles/", 1)[1]
-        target, _, rest = name.partition(".dir/")
-        return (rest[:-2] if rest.endswith(".o") else rest), target
-    return name, ""
+    """(source, target) of a CMake object: <dir>/CMakeFiles/<target>.dir/<path>.o -> (<path>, <target>)."""
+    if "CMakeFiles/" not in output:
+        return output, ""
+    target, _, rest = output.split("CMakeFiles/", 1)[1].partition(".dir/")
+    return rest[:-2] if rest.endswith(".o") else rest, target
 
 
 def report(tree, top, min_seconds):
@@ -57,7 +55,7 @@ def report(tree, top, min_seconds):
         "objects": len(objects),
         "object_seconds": round(sum(objects.values()), 1),
         "link_and_other_seconds": round(sum(others.values()), 1),
-        "slowest": [{"seconds": round(s, 1), "source": source_of(o)[0], "target": source_of(o)[1]}
+        "slowest": [dict(zip(("seconds", "source", "target"), (round(s, 1), *source_of(o))))
                     for o, s in rows[:top] if s >= min_seconds],
     }
 
