@@ -71,6 +71,15 @@ if [[ "$CONFIG" == cuda ]]; then
   [[ -x "$NVCC" ]] || { say "nvcc not found: the CUDA configuration needs the CUDA toolkit"; exit 1; }
   export PATH="$(dirname "$NVCC"):$PATH"
   cmake_args+=("-DCMAKE_CXX_COMPILER=$PREFIX/bin/nvcc_wrapper" -DSPROCKET_ENABLE_CUDA=ON)
+  # ccache knows the compiler by nvcc_wrapper, a script whose mtime says nothing of the nvcc, the
+  # host g++ and the flags behind it: key the cache on those instead, so that a rebuilt wrapper or
+  # prefix, or another CUDA toolkit, misses instead of reusing stale objects. (Kokkos' headers,
+  # KokkosCore_config.h included, are hashed as every included file is.)
+  if [[ "${SPROCKET_CCACHE:-1}" != 0 ]] && command -v ccache >/dev/null; then
+    compiler_key="$({ "$NVCC" --version; g++ --version; sha256sum < "$PREFIX/bin/nvcc_wrapper"; echo "$PREFIX"; } 2>&1 |
+      sha256sum | cut -c1-16)"
+    export CCACHE_COMPILERCHECK="string:nvcc_wrapper-$compiler_key"
+  fi
   # The CI check (cuda-subset): one test per kernel, sprocket-bench for double / int alone and its
   # Kokkos peers for Kokkos' architecture alone (perf_tests/CMakeLists.txt: SPROCKET_BENCH_TYPES,
   # SPROCKET_CUDA_PEERS_EXTRA_ARCH); cuda-check and gpu-bundle compile everything.

@@ -14,6 +14,7 @@
 #include <Kokkos_Core.hpp>
 #include <KokkosSparse_CrsMatrix.hpp>
 
+#include <algorithm>
 #include <memory>
 #include <type_traits>
 
@@ -28,21 +29,27 @@
 namespace sprocket_bench {
 namespace spmv {
 
-/// Every --variant name: auto, each forced kernel, portable, autotune.
+/// Every --variant name: auto, each forced kernel, binned and row_blocks (SpmvBinning::binned,
+/// ::row_blocks: CUDA only), portable, autotune.
 inline std::vector<std::string> variant_names() {
   std::vector<std::string> v{"auto"};
   for (int k = 0; k < Sprocket::num_spmv_kernels; ++k)
     v.push_back(Sprocket::to_string(static_cast<Sprocket::SpmvKernel>(k)));
+  v.push_back("binned");
+  v.push_back("row_blocks");
   v.push_back("portable");
   v.push_back("autotune");
   return v;
 }
 
-/// --variant all: auto, every forced kernel, portable (autotune is left out: it is slow to set up
-/// and ends up as one of the others).
+/// --variant all: auto, every forced kernel, binned, row_blocks where the default space is Cuda, portable
+/// (autotune is left out: it is slow to set up and ends up as one of the others).
 inline std::vector<std::string> all_variant_names() {
   std::vector<std::string> v = variant_names();
   v.pop_back();
+#ifndef KOKKOS_ENABLE_CUDA
+  v.erase(std::find(v.begin(), v.end(), "row_blocks"));
+#endif
   return v;
 }
 
@@ -51,6 +58,10 @@ inline Sprocket::SpmvOptions options_for(const std::string& variant) {
   if (variant == "auto") return o;
   if (variant == "portable") {
     o.backend = Sprocket::Backend::portable;
+  } else if (variant == "binned") {
+    o.binning = Sprocket::SpmvBinning::binned;
+  } else if (variant == "row_blocks") {
+    o.binning = Sprocket::SpmvBinning::row_blocks;
   } else if (variant == "autotune") {
     o.autotune = true;
   } else {
@@ -122,6 +133,7 @@ class CusparseSpmv {
 /// What the plan runs, for the chosen_kernel key: the kernel of every bin when they agree, else
 /// "binned: " and the bins' kernels in bin order ("binned: thread_per_row+subvector8").
 inline std::string chosen_kernel(const Sprocket::SpmvSchedule& schedule) {
+  if (schedule.row_blocks) return schedule.bins.empty() ? "row_blocks" : "row_blocks+split_row";
   std::vector<std::string> kernels;
   for (const auto& bin : schedule.bins) {
     const std::string k = Sprocket::to_string(bin.kernel);

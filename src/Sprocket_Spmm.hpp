@@ -50,8 +50,9 @@
 /// checked; Sprocket_Operator.hpp: "Values").
 ///
 /// Thread safety: applies on one plan must not run concurrently when they may use the plan's
-/// workspaces (native host kernels with LayoutLeft B and K >= 4 or, for aspt, LayoutLeft C; mode
-/// "T", whose SpmvPlan is built on first use); other applies are const and may. (The workspaces
+/// workspaces (native host kernels with LayoutLeft B and K >= 4 or, for aspt, LayoutLeft C; the
+/// CUDA csr_rows kernel with a column-major B or C and K >= 2; mode "T", whose SpmvPlan is built
+/// on first use); other applies are const and may. (The workspaces
 /// are part of the plan's analysis, Impl::SpmmAnalysis, and grown by the apply that needs them.)
 /// A copy of the plan has workspaces of its own: one copy per thread (Sprocket_Operator.hpp,
 /// "Copies").

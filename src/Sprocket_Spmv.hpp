@@ -65,6 +65,13 @@ enum class SpmvBinning {
   automatic,   ///< the model decides between binning and a single bin
   binned,      ///< virtual rows binned by length, one kernel per bin
   single_bin,  ///< every row in one bin (the paper's single-bin strategy)
+  /// CUDA target only (a plan on another target throws InvalidArgument): consecutive rows packed
+  /// into blocks of at most SpmvSchedule::row_block_entries entries and row_block_rows rows, one
+  /// 256-thread block each, in one launch whatever the row lengths. A row longer than
+  /// row_block_entries takes a block alone; a row longer than the split threshold (default
+  /// 2 * row_block_entries) is cut into chunks (default row_block_entries entries) added
+  /// atomically, after one more launch that scales those rows by beta.
+  row_blocks,
 };
 /// How mode "T" runs: a cached transpose plan (cached) or atomic scatters without forming A^T (scatter).
 enum class SpmvTranspose { cached, scatter };
@@ -166,6 +173,14 @@ struct SpmvSchedule {
   int virtual_row_size = 1;  ///< U, rows per virtual row
   bool single_bin = false;  ///< every virtual row in one bin, one kernel for all
   SpmvDecidedBy decided_by = SpmvDecidedBy::model;  ///< who decided U, the binning and the kernels
+  /// SpmvBinning::row_blocks: virtual row v is row block v (its rows hold at most
+  /// row_block_entries entries together, at most row_block_rows rows; or one longer row), no bins
+  /// except a split_row bin for the rows longer than split_row_threshold.
+  bool row_blocks = false;
+  /// Row blocks: entries staged in shared memory by one block at most.
+  static constexpr int64_t row_block_entries = 1024;
+  /// Row blocks: rows per block at most (one thread or more per row when the block reduces them).
+  static constexpr int64_t row_block_rows = 256;
   /// What else decided: "binning from options", "U from options", the autotune candidate
   /// ("model, U/4", "single bin, subvector8"), or the label of an explicit decision.
   std::string decision_detail;

@@ -82,8 +82,10 @@ AsptHostLayout build_aspt_layout_into(const std::vector<int64_t>& row_map, const
 /// it throws InvalidArgument). Defined in spmm_options.cpp.
 SpmmTiling spmm_plan_tiling(const SpmmTiling& requested, SpmmTarget target, int64_t scalar_bytes);
 
-/// Host kernels' workspaces, grown by the first apply that needs them: a row-major copy of a
-/// LayoutLeft B, and per-thread panel scratch for aspt with a column-major C.
+/// Native kernels' workspaces, grown by the first apply that needs them: a row-major copy of a
+/// LayoutLeft B (host, and CUDA csr_rows), per-thread panel scratch for the host aspt with a
+/// column-major C, and for CUDA csr_rows a row-major C that a transposing copy adds into a
+/// column-major one.
 /// A copy starts empty (grown again by its first apply): copies of a plan never share it
 /// (Sprocket_Operator.hpp, "Copies"); a move keeps it.
 template <class Scalar, class Device>
@@ -104,9 +106,9 @@ struct SpmmHostWorkspace {
 
 /// What the plan computed once, on the plan's device, as every backend's spmm_apply receives it.
 /// entries and values are the reordered copy of A (row_map is A's); the plan's reordered_matrix()
-/// shares them. The host workspace is mutable: a const analysis is what apply() hands the
-/// backends, and a host apply with LayoutLeft operands grows it (so such applies on one plan
-/// must not run concurrently; see "Thread safety" in Sprocket_Spmm.hpp). A copy of the analysis
+/// shares them. The workspace is mutable: a const analysis is what apply() hands the backends,
+/// and a native apply with LayoutLeft operands grows it (so such applies on one plan must not run
+/// concurrently; see "Thread safety" in Sprocket_Spmm.hpp). A copy of the analysis
 /// starts with an empty workspace of its own.
 template <class Scalar, class Ordinal, class Offset, class Device>
 struct SpmmAnalysis {
@@ -123,6 +125,14 @@ struct SpmmAnalysis {
   Kokkos::View<const int64_t*, Device> tile_row_end;  // num_heavy_tiles * panel_rows
   Kokkos::View<const int64_t*, Device> tile_col_ptr;  // num_heavy_tiles + 1
   Kokkos::View<const Ordinal*, Device> tile_cols;     // heavy columns of every tile
+  // CUDA target, csr_rows: rows longer than split_entries run as chunks of split_entries entries,
+  // work items of their own that add into C atomically once the rows are scaled by beta, so that
+  // no group walks a row much longer than the others' (spmm_cuda_split_entries).
+  int64_t split_entries = 0;  ///< 0: no row is split
+  int64_t num_split_rows = 0, num_chunks = 0;
+  Kokkos::View<const Ordinal*, Device> split_rows;   ///< the split rows, increasing
+  Kokkos::View<const Ordinal*, Device> chunk_row;    ///< per chunk: its row
+  Kokkos::View<const int64_t*, Device> chunk_begin;  ///< per chunk: its first entry
   // Native host kernels only.
   int num_parts = 0;                        ///< parts holds num_parts + 1 boundaries (0: not host)
   Kokkos::View<const int64_t*, Device> parts;  ///< nnz-balanced rows (csr_rows) or row panels (aspt)
@@ -146,17 +156,29 @@ void spmm_gather_values(const ExecSpace& space, const Dst& dst, const Src& src, 
 }
 
 /// The kernel mode "N" runs. Forced: as requested (spmm_dispatch.hpp has checked that the backend
-/// has it). Automatic: the portable backend has csr_rows only; the native backends run aspt when
-/// at least min_heavy_fraction of the nonzeros landed in heavy tiles (and some did), csr_rows
-/// otherwise. *why says which rule and numbers decided.
-inline SpmmKernel spmm_choose_kernel(SpmmKernel requested, Backend backend, const SpmmTilingStats& stats,
-                                     int64_t nnz, double min_heavy_fraction, std::string* why) {
+/// has it). Automatic: the portable backend has csr_rows only, and so does the CUDA target until
+/// a GPU calibration (see below); the native host backend runs aspt when at least
+/// min_heavy_fraction of the nonzeros landed in heavy tiles (and some did), csr_rows otherwise.
+/// *why says which rule and numbers decided.
+inline SpmmKernel spmm_choose_kernel(SpmmKernel requested, Backend backend, SpmmTarget target,
+                                     const SpmmTilingStats& stats, int64_t nnz, double min_heavy_fraction,
+                                     std::string* why) {
   if (requested != SpmmKernel::automatic) {
     *why = "forced";
     return requested;
   }
   if (backend == Backend::portable) {
     *why = "automatic: the portable backend's only kernel";
+    return SpmmKernel::csr_rows;
+  }
+  if (target == SpmmTarget::cuda) {
+    // The CUDA aspt kernel walks each group's rows one after another and stages every tile
+    // between two block barriers; csr_rows splits long rows into chunks. Emulated profile (K = 32,
+    // LayoutRight, predicted H100 time): gen:rmat:scale=16,ef=16 aspt 0.99 ms vs csr_rows
+    // 0.077 ms, gen:poisson3d:n=48 0.117 vs 0.061 ms; on the one H100 run our kernels lost to
+    // cuSPARSE by 0.36x with aspt chosen. aspt stays available forced until a GPU calibration
+    // finds where it wins.
+    *why = "automatic: csr_rows on the CUDA target (aspt only when forced)";
     return SpmmKernel::csr_rows;
   }
   const double fraction = nnz > 0 ? static_cast<double>(stats.heavy_nnz) / static_cast<double>(nnz) : 0.0;
@@ -166,6 +188,15 @@ inline SpmmKernel spmm_choose_kernel(SpmmKernel requested, Backend backend, cons
      << (aspt ? ">= " : "< ") << 100.0 * min_heavy_fraction << "% needed for aspt";
   *why = os.str();
   return aspt ? SpmmKernel::aspt : SpmmKernel::csr_rows;
+}
+
+/// Entries per chunk of a split row for the CUDA csr_rows kernel: twice the average row, rounded
+/// up to a multiple of 32 (at least 32), so that no work item is longer than about twice the
+/// average and a warp's chunk fills its lanes' loads of (column, value) once or more. Rows of
+/// regular matrices (within twice the average) are never split.
+inline int64_t spmm_cuda_split_entries(int64_t rows, int64_t nnz) {
+  const int64_t twice_average = rows > 0 ? (2 * nnz + rows - 1) / rows : 0;
+  return std::max<int64_t>(32, (twice_average + 31) / 32 * 32);
 }
 
 /// The whole analysis of A for a plan whose backend is already resolved: the tile layout with
@@ -221,7 +252,8 @@ spmm_analyse(const CrsType& A, Backend backend, SpmmKernel requested, SpmmTarget
   for (int64_t g = 0; g < L.num_heavy_tiles(); ++g)
     S.widest_tile = std::max(S.widest_tile, L.tile_col_ptr[g + 1] - L.tile_col_ptr[g]);
 
-  S.kernel = spmm_choose_kernel(requested, backend, stats, nnz, tiling.min_heavy_fraction, &report->kernel_reason);
+  S.kernel =
+      spmm_choose_kernel(requested, backend, target, stats, nnz, tiling.min_heavy_fraction, &report->kernel_reason);
 
   // The reordered values and the layout on the device.
   S.values = Kokkos::View<Scalar*, Device>(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmm::values"), nnz);
@@ -236,6 +268,25 @@ spmm_analyse(const CrsType& A, Backend backend, SpmmKernel requested, SpmmTarget
   S.tile_row_end = to_device_view<int64_t, Device>(L.tile_row_end, "Sprocket::spmm::tile_row_end");
   S.tile_col_ptr = to_device_view<int64_t, Device>(L.tile_col_ptr, "Sprocket::spmm::tile_col_ptr");
   S.tile_cols = to_device_view<Ordinal, Device>(L.tile_cols, "Sprocket::spmm::tile_cols");
+
+  // CUDA csr_rows: the long rows' chunks.
+  if (target == SpmmTarget::cuda && S.kernel == SpmmKernel::csr_rows) {
+    S.split_entries = spmm_cuda_split_entries(L.num_rows, nnz);
+    std::vector<int64_t> split_rows, chunk_row, chunk_begin;
+    for (int64_t r = 0; r < L.num_rows; ++r) {
+      if (row_map[r + 1] - row_map[r] <= S.split_entries) continue;
+      split_rows.push_back(r);
+      for (int64_t p = row_map[r]; p < row_map[r + 1]; p += S.split_entries) {
+        chunk_row.push_back(r);
+        chunk_begin.push_back(p);
+      }
+    }
+    S.num_split_rows = static_cast<int64_t>(split_rows.size());
+    S.num_chunks = static_cast<int64_t>(chunk_row.size());
+    S.split_rows = to_device_view<Ordinal, Device>(split_rows, "Sprocket::spmm::split_rows");
+    S.chunk_row = to_device_view<Ordinal, Device>(chunk_row, "Sprocket::spmm::chunk_row");
+    S.chunk_begin = to_device_view<int64_t, Device>(chunk_begin, "Sprocket::spmm::chunk_begin");
+  }
 
   // Native host kernels: contiguous parts of rows (csr_rows) or row panels (aspt).
   if (is_host_space_v<ExecSpace> && backend == Backend::native) {

@@ -135,6 +135,60 @@ SpmvSchedule build_schedule(const std::vector<int64_t>& row_map, const SpmvFeatu
   return s;
 }
 
+/// SpmvBinning::row_blocks: rows packed greedily, in order, into blocks of at most
+/// row_block_entries entries and row_block_rows rows, so that every block of the one launch stages
+/// about the same number of products whatever the row lengths; a longer row is a block alone (the
+/// whole block reduces it), a row longer than the split threshold goes to the split_row bin, whose
+/// chunks the same launch runs.
+SpmvSchedule build_row_block_schedule(const std::vector<int64_t>& row_map, const SpmvFeatures& features,
+                                      const SpmvOptions& options, SpmvTarget target, SpmvDecidedBy decided_by,
+                                      const std::string& decision_detail) {
+  SpmvSchedule s;
+  s.target = target;
+  s.features = features;
+  s.decided_by = decided_by;
+  s.decision_detail = decision_detail;
+  s.row_blocks = true;
+  constexpr int64_t E = SpmvSchedule::row_block_entries, R = SpmvSchedule::row_block_rows;
+  s.virtual_row_size = static_cast<int>(R);
+  s.split_row_threshold = options.split_row_threshold > 0 ? options.split_row_threshold : 2 * E;
+  s.split_chunk = options.split_chunk > 0 ? options.split_chunk : E;
+  SpmvSchedule::Bin split;
+  split.kernel = SpmvKernel::split_row;
+  split.class_lo = num_spmv_classes;
+  s.vrow_bounds.assign(1, 0);
+  const int64_t rows = features.rows;
+  int64_t start = 0, entries = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t len = row_map[r + 1] - row_map[r];
+    if (len > E || len > s.split_row_threshold) {
+      if (r > start) s.vrow_bounds.push_back(r);
+      s.vrow_bounds.push_back(r + 1);
+      if (len > s.split_row_threshold) {
+        const int cls = length_class(static_cast<double>(len));
+        split.class_lo = std::min(split.class_lo, cls);
+        split.class_hi = std::max(split.class_hi, cls);
+        split.vrows.push_back(s.num_vrows() - 1);
+        split.rows += 1;
+        split.nnz += len;
+        split.max_row = std::max(split.max_row, len);
+      }
+      start = r + 1;
+      entries = 0;
+      continue;
+    }
+    if (r - start == R || entries + len > E) {
+      s.vrow_bounds.push_back(r);
+      start = r;
+      entries = 0;
+    }
+    entries += len;
+  }
+  if (rows > start) s.vrow_bounds.push_back(rows);
+  if (!split.vrows.empty()) s.bins.push_back(std::move(split));
+  return s;
+}
+
 std::string format_mib(int64_t bytes) {
   std::ostringstream os;
   os << std::setprecision(3) << static_cast<double>(bytes) / (1 << 20) << " MiB";
@@ -239,6 +293,12 @@ SpmvSchedule spmv_schedule(const std::vector<int64_t>& row_map, int64_t num_cols
       d.single_bin_kernel = options.kernel;
       by = SpmvDecidedBy::forced;
       add(std::string("kernel ") + to_string(options.kernel));
+    } else if (options.binning == SpmvBinning::row_blocks) {
+      if (target != SpmvTarget::cuda)
+        throw InvalidArgument(std::string("SpmvOptions::binning = row_blocks is the CUDA kernels' schedule; this "
+                                          "plan's target is ") +
+                              to_string(target) + " (use binned, single_bin or automatic there)");
+      return build_row_block_schedule(row_map, features, options, target, by, "row blocks from options");
     } else if (options.binning != SpmvBinning::automatic) {
       d.single_bin = options.binning == SpmvBinning::single_bin;
       add("binning from options");
@@ -247,6 +307,13 @@ SpmvSchedule spmv_schedule(const std::vector<int64_t>& row_map, int64_t num_cols
       d.virtual_row_size = options.virtual_row_size;
       add("U from options");
     }
+    // The CUDA target runs matrices the model would bin (row lengths beyond a factor 4 apart) as
+    // row blocks: one launch, the same work per block whatever the lengths, where the bins cost a
+    // launch each and leave the warps of the long rows' bin far behind the rest (emulated profile,
+    // gen:rmat:scale=16,ef=16: busiest warp 34x the mean binned, 1.3x as row blocks).
+    if (target == SpmvTarget::cuda && options.kernel == SpmvKernel::automatic &&
+        options.binning == SpmvBinning::automatic && !d.single_bin)
+      return build_row_block_schedule(row_map, features, options, target, by, "irregular rows: row blocks");
     s = build_schedule(row_map, features, options, target, d, by, detail);
   }
   if (facts) {
@@ -282,12 +349,18 @@ std::string SpmvSchedule::describe() const {
      << "  features: " << features.rows << " x " << features.cols << ", nnz " << features.nnz
      << ", row length min " << features.min_row << " avg " << std::setprecision(4) << features.avg_row
      << " max " << features.max_row << " variance " << features.var_row << "\n"
-     << "  " << (single_bin ? "single bin" : "binned") << ", U = " << virtual_row_size << " rows per virtual row, "
-     << num_vrows() << " virtual rows";
-  if (single_bin)
-    os << "; one kernel for every row\n";
+     << "  ";
+  if (row_blocks)
+    os << "row blocks: " << num_vrows() << " blocks of at most " << row_block_entries << " entries and "
+       << row_block_rows << " rows (or one longer row), one launch (two with split rows); rows longer than "
+       << split_row_threshold
+       << " split in chunks of " << split_chunk << "\n";
+  else if (single_bin)
+    os << "single bin, U = " << virtual_row_size << " rows per virtual row, " << num_vrows()
+       << " virtual rows; one kernel for every row\n";
   else
-    os << "; rows longer than " << split_row_threshold << " split in chunks of " << split_chunk << "\n";
+    os << "binned, U = " << virtual_row_size << " rows per virtual row, " << num_vrows()
+       << " virtual rows; rows longer than " << split_row_threshold << " split in chunks of " << split_chunk << "\n";
   const std::string why_indices = column_indices_why.empty() ? "" : " (" + column_indices_why + ")";
   if (row_patterns)
     os << "  column indices: row patterns, " << num_row_patterns << " distinct (" << row_pattern_offsets

@@ -76,6 +76,10 @@ struct SpmvDeviceSchedule {
   using ordinal_view = Kokkos::View<Ordinal*, Device>;
   ordinal_view vrow_bounds;
   std::vector<SpmvBinDevice<Ordinal, Device>> bins;
+  /// SpmvSchedule::row_blocks: the virtual rows are row blocks, run by one kernel with the split
+  /// rows' chunks (bins empty); a block of one row longer than split_row_threshold is a split row.
+  bool row_blocks = false;
+  int64_t split_row_threshold = 0;
 
   int64_t num_split_rows = 0;
   int64_t num_split_chunks = 0;
@@ -260,6 +264,8 @@ SpmvDeviceSchedule<Ordinal, Device> make_device_schedule(const SpmvSchedule& s,
   SpmvDeviceSchedule<Ordinal, Device> d;
   const bool host_target = s.target == SpmvTarget::host;
   d.vrow_bounds = to_device_view<Ordinal, Device>(s.vrow_bounds, "Sprocket::spmv::vrow_bounds");
+  d.row_blocks = s.row_blocks;
+  d.split_row_threshold = s.split_row_threshold;
 
   std::vector<int64_t> split_rows;
   std::vector<uint8_t> vrow_kernel(s.num_vrows(), 0);

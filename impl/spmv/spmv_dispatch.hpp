@@ -74,10 +74,16 @@ void spmv_dispatch_mode_n(const ExecSpace& space, const SpmvAnalysis<CrsType>& a
   if constexpr (is_cuda_space_v<ExecSpace>) {
     if (analysis.target == SpmvTarget::cuda) {
       using YValue = typename YView::non_const_value_type;
-      if constexpr (cuda::raw_kernel_supported_v<Scalar, YValue>)
+      if constexpr (cuda::raw_kernel_supported_v<Scalar, YValue>) {
         return cuda::spmv_apply(space, analysis, alpha, x, beta, y);
-      else
+      } else {
+        // The portable kernels run bins; a row-block schedule has none for its short rows.
+        if (analysis.schedule.row_blocks)
+          throw InvalidArgument(
+              "Sprocket::spmv: SpmvBinning::row_blocks runs on the CUDA kernels, which take float or double with "
+              "y of the scalar's type; use another binning for these types");
         return kokkos::spmv_apply(space, analysis, alpha, x, beta, y);
+      }
     }
   }
 #endif

@@ -2,9 +2,17 @@
 // Target family: gpu. Status: PRIOR, not trained: no GPU run has been made yet. Regenerate on a
 // CUDA machine with:
 //   build/cuda/bin/spmv-train --target gpu --output impl/spmv/spmv_model_gpu_generated.cpp
-// The prior follows the paper's kernel families: one thread for rows of < 2 entries, sub-warps
-// of 2..16 lanes as rows grow, a warp up to 1024 entries, a block beyond; regular matrices (row
-// lengths within a factor 4) use a single bin.
+// The prior follows the paper's kernel families with Kokkos Kernels' lanes-per-row rule (about 3
+// entries per lane or more): one thread for rows of < 4 entries, sub-warps of 2..16 lanes as rows
+// grow, a warp up to 1024 entries, a block beyond; regular matrices (row lengths within a factor
+// 4) use a single bin, whose kernel takes that rule on the average row itself: the largest power
+// of two X <= 32 with 3 * X <= average (X = 1: thread_per_row). Measured on an H200, 2026-11-28
+// (perf_tests/results/gpu-h200-2026-11-28.md): gen:poisson3d:n=128 (6.9 entries per row)
+// subvector2 0.100-0.107 ms, thread_per_row 0.105-0.112, subvector4 0.118-0.122;
+// gen:elasticity:n=50,dof=3 (78 per row) subvector16 0.142 ms, subvector32 0.164, subvector8
+// 0.194. (The H100 run of 2026-11-26 had subvector2 14% ahead of subvector4 too.) Irregular
+// matrices run as row blocks on the CUDA target (impl/spmv/spmv_analysis.cpp), not as the bins
+// below.
 #include <cstdint>
 
 #include "impl/spmv/spmv_model.hpp"
@@ -16,17 +24,22 @@ SpmvDecision spmv_model_gpu(const SpmvFeatures& f) {
   SpmvDecision d;
   d.virtual_row_size = 32;
   for (int c = 0; c < num_spmv_classes; ++c)
-    d.kernel_for_class[c] = c <= 1   ? SpmvKernel::thread_per_row
-                            : c == 2 ? SpmvKernel::subvector2
-                            : c == 3 ? SpmvKernel::subvector4
-                            : c == 4 ? SpmvKernel::subvector8
-                            : c == 5 ? SpmvKernel::subvector16
+    d.kernel_for_class[c] = c <= 2   ? SpmvKernel::thread_per_row
+                            : c == 3 ? SpmvKernel::subvector2
+                            : c == 4 ? SpmvKernel::subvector4
+                            : c == 5 ? SpmvKernel::subvector8
+                            : c == 6 ? SpmvKernel::subvector16
                             : c <= 10 ? SpmvKernel::subvector32
                                       : SpmvKernel::team_per_row;
   d.single_bin = f.rows > 0 && f.max_row <= 4 * (f.min_row + 1);
-  int avg_class = 0;
-  while (avg_class < num_spmv_classes - 1 && f.avg_row >= double(int64_t{1} << avg_class)) ++avg_class;
-  d.single_bin_kernel = d.kernel_for_class[avg_class];
+  int lanes = 1;
+  while (lanes < 32 && 3.0 * (2 * lanes) <= f.avg_row) lanes *= 2;
+  d.single_bin_kernel = lanes == 1    ? SpmvKernel::thread_per_row
+                        : lanes == 2  ? SpmvKernel::subvector2
+                        : lanes == 4  ? SpmvKernel::subvector4
+                        : lanes == 8  ? SpmvKernel::subvector8
+                        : lanes == 16 ? SpmvKernel::subvector16
+                                      : SpmvKernel::subvector32;
   return d;
 }
 

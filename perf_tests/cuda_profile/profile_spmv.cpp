@@ -24,11 +24,17 @@ SpmvOptions spmv_options_for(const std::string& variant) {
     throw NotProfilable("spmv variant " + variant +
                         " runs no hand-written CUDA kernel the emulation can record (portable: Kokkos' own "
                         "kernel; autotune: chosen by timing on the GPU)");
-  o.kernel = spmv_kernel_from_string(variant);
+  if (variant == "row_blocks")
+    o.binning = SpmvBinning::row_blocks;
+  else if (variant == "binned")
+    o.binning = SpmvBinning::binned;
+  else
+    o.kernel = spmv_kernel_from_string(variant);
   return o;
 }
 
 std::string chosen_kernels(const SpmvSchedule& schedule) {
+  if (schedule.row_blocks) return schedule.bins.empty() ? "row_blocks" : "row_blocks+split_row";
   std::vector<std::string> kernels;
   for (const auto& bin : schedule.bins) {
     const std::string k = to_string(bin.kernel);

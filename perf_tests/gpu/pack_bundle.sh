@@ -10,7 +10,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="${1:-$ROOT/build/cuda}"
 STAGE="$(mktemp -d)"
 trap 'rm -rf "$STAGE"' EXIT
-rel="build/$(basename "$BUILD")"
+# Staged as build/cuda whatever the tree's name (run_checks.sh runs build/cuda); ctest's files
+# then name build/cuda too.
+rel="build/cuda"
 mkdir -p "$STAGE/$rel/bin" "$STAGE/lib" "$STAGE/shared"
 for exe in "$BUILD"/bin/*; do
   [[ -x "$exe" && -f "$exe" ]] || continue
@@ -20,6 +22,10 @@ for exe in "$BUILD"/bin/*; do
   strip --strip-unneeded -o "$STAGE/$rel/bin/$(basename "$exe")" "$exe"
 done
 (cd "$BUILD" && find . -name CTestTestfile.cmake -print0 | xargs -0 -I{} cp --parents {} "$STAGE/$rel/")
+BUILD_ABS="$(cd "$BUILD" && pwd)"
+if [[ "$BUILD_ABS" != "$ROOT/build/cuda" ]]; then
+  find "$STAGE/$rel" -name CTestTestfile.cmake -exec sed -i "s#$BUILD_ABS#$ROOT/build/cuda#g" {} +
+fi
 cp "$BUILD/.sprocket-prefix" "$STAGE/$rel/" 2>/dev/null || true
 # Shared libraries our executables need that a CUDA image lacks: everything ldd resolves outside the
 # C runtime and the CUDA toolkit, copied under their sonames (symlinks followed).

@@ -7,9 +7,10 @@
 # Everything is logged under the results folder as it goes, so a run stopped at a time limit still
 # leaves what it finished.
 #   perf_tests/gpu/run_checks.sh <results-dir> [stages] [ctest -R regex]
-# stages: comma-separated tests, sanitize, bench, variants, train, ncu (default
-# tests,bench,variants,ncu,train,sanitize: in that order of priority when time runs short, the
-# first ones run first). SPROCKET_GPU_BUDGET_S (default 420) bounds the whole run: each later step
+# stages: comma-separated tests, sanitize, bench, variants, peers (SpGEMM with each peer alone,
+# under compute-sanitizer), train, ncu, run in the order given
+# (default tests,bench,variants,ncu,train,sanitize): when time runs short the budget cuts the last
+# ones. SPROCKET_GPU_BUDGET_S (default 420) bounds the whole run: each later step
 # is cut to what is left, and skipped under 15 s.
 set -uo pipefail
 START=$SECONDS
@@ -80,7 +81,7 @@ export OMP_PROC_BIND=spread OMP_PLACES=threads
 log "machine: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1), $(nproc) cores"
 grep '=> not found' "$RESULTS/machine.txt" | head -5 | while read -r l; do log "missing: $l"; done
 
-if [[ "$WHAT" == *,tests,* ]]; then
+stage_tests() {
   # The install consumer needs the Kokkos prefix and the hypre peer libHYPRE: neither is here.
   # Several test processes share the GPU; OpenMP threads split the cores between them.
   cd "$ROOT/build/cuda"
@@ -91,9 +92,13 @@ if [[ "$WHAT" == *,tests,* ]]; then
   log "ctest rc=$?: $(grep -E 'tests passed|tests failed' "$RESULTS/ctest.log")"
   grep -E '^\s+[0-9]+ - ' "$RESULTS/ctest.log" | tee -a "$RESULTS/summary.txt"
   cd "$ROOT"
-fi
+}
 
-if [[ "$WHAT" == *,bench,* ]]; then
+# Real matrices (../shared/matrices beside the checkout that built the bundle, linked above):
+# bcsstk16 (structural, 4884 rows, 290k entries) and crystm01 (FEM mass matrix, 105k entries).
+REAL="$(dirname "$BUILT_ROOT")/shared/matrices"
+REAL_MATRICES=(--matrix "$REAL/bcsstk16.mtx.gz" --matrix "$REAL/crystm01.mtx.gz")
+stage_bench() {
   B="$BIN/sprocket-bench"
   bench() {  # bench <name> <seconds> args...
     local name="$1" secs="$2"; shift 2
@@ -104,11 +109,11 @@ if [[ "$WHAT" == *,bench,* ]]; then
   export OMP_NUM_THREADS=16
   bench stream 20 --kernel stream --repeat 20
   bench spmv 60 --kernel spmv --compare kk,cusparse --check --repeat 30 --stream \
-    --matrix gen:rmat:scale=20,ef=16 --matrix gen:poisson3d:n=128 --matrix gen:elasticity:n=50,dof=3
+    --matrix gen:rmat:scale=20,ef=16 --matrix gen:poisson3d:n=128 --matrix gen:elasticity:n=50,dof=3 "${REAL_MATRICES[@]}"
   bench spmm 50 --kernel spmm --compare kk,cusparse --check --repeat 20 --k 32,128 --layout both \
-    --matrix gen:rmat:scale=18,ef=16 --matrix gen:poisson3d:n=80
+    --matrix gen:rmat:scale=18,ef=16 --matrix gen:poisson3d:n=80 "${REAL_MATRICES[@]}"
   bench spgemm 50 --kernel spgemm --compare kk,cusparse --check --repeat 10 \
-    --matrix gen:rmat:scale=16,ef=8 --matrix gen:poisson3d:n=50 --matrix gen:elasticity:n=20,dof=3
+    --matrix gen:rmat:scale=16,ef=8 --matrix gen:poisson3d:n=50 --matrix gen:elasticity:n=20,dof=3 "${REAL_MATRICES[@]}"
   bench sddmm 30 --kernel sddmm --compare kokkos_team,cusparse --check --repeat 20 --k 32,128 \
     --matrix gen:rmat:scale=18,ef=16 --matrix gen:poisson3d:n=80
   bench bsr 30 --kernel bsr --compare kk,csr,cusparse --check --repeat 30 \
@@ -118,8 +123,8 @@ if [[ "$WHAT" == *,bench,* ]]; then
     within 20 "$BIN/sprocket-solve" --matrix gen:poisson3d:n=64 $args --json >> "$RESULTS/solve.jsonl" 2>> "$RESULTS/solve.err"
     log "sprocket-solve $args rc=$?"
   done
-fi
-if [[ "$WHAT" == *,variants,* ]]; then
+}
+stage_variants() {
   # Every forced variant next to the automatic choice and cuSPARSE, on every kernel.
   B="$BIN/sprocket-bench"
   export OMP_NUM_THREADS=16
@@ -130,14 +135,37 @@ if [[ "$WHAT" == *,variants,* ]]; then
       > "$RESULTS/bench-variants-$k.jsonl" 2> "$RESULTS/bench-variants-$k.err"
     log "variants $k rc=$? lines=$(wc -l < "$RESULTS/bench-variants-$k.jsonl")"
   }
-  variants spmv 60 --repeat 20 --matrix gen:rmat:scale=20,ef=16 --matrix gen:poisson3d:n=128
-  variants spmm 80 --repeat 10 --k 32 --layout both --matrix gen:rmat:scale=18,ef=16 --matrix gen:poisson3d:n=80
+  variants spmv 60 --repeat 20 --matrix gen:rmat:scale=20,ef=16 --matrix gen:poisson3d:n=128 \
+    --matrix gen:elasticity:n=50,dof=3
+  variants spmm 80 --repeat 10 --k 32,128 --layout both --matrix gen:rmat:scale=18,ef=16 --matrix gen:poisson3d:n=80
   variants sddmm 40 --repeat 10 --k 32 --matrix gen:rmat:scale=18,ef=16 --matrix gen:poisson3d:n=80
   variants bsr 30 --repeat 20 --matrix gen:elasticity:n=50,dof=3 --matrix gen:elasticity:n=30,dof=6
   variants spgemm 50 --repeat 5 --matrix gen:rmat:scale=16,ef=8 --matrix gen:poisson3d:n=50
-fi
+}
 
-if [[ "$WHAT" == *,ncu,* ]]; then
+stage_peers() {
+  # SpGEMM with each peer alone, so that a fault names its owner (the 2026-11-28 H200 run: an
+  # illegal address in the spgemm bench with every peer, found at the kk peer's synchronization):
+  # under compute-sanitizer memcheck on a small matrix, then plainly on the bench's R-MAT.
+  local B="$BIN/sprocket-bench" CS
+  CS="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+  export OMP_NUM_THREADS=16
+  for peer in none kk cusparse; do
+    local compare=()
+    [[ "$peer" != none ]] && compare=(--compare "$peer")
+    if [[ -x "$CS" ]]; then
+      within 40 "$CS" --tool memcheck --print-limit 5 "$B" --json --kernel spgemm "${compare[@]}" --check --repeat 1 \
+        --matrix gen:rmat:scale=11,ef=8 > "$RESULTS/peers-spgemm-$peer-memcheck.log" 2>&1
+      log "spgemm $peer memcheck rc=$?: $(grep -E 'ERROR SUMMARY' "$RESULTS/peers-spgemm-$peer-memcheck.log" | head -1)"
+      grep -m3 -E 'Invalid|at 0x|by thread' "$RESULTS/peers-spgemm-$peer-memcheck.log" | cut -c1-200 | tee -a "$RESULTS/summary.txt"
+    fi
+    within 30 "$B" --json --kernel spgemm "${compare[@]}" --check --repeat 5 --matrix gen:rmat:scale=16,ef=8 \
+      > "$RESULTS/peers-spgemm-$peer.jsonl" 2> "$RESULTS/peers-spgemm-$peer.err"
+    log "spgemm $peer rc=$? lines=$(wc -l < "$RESULTS/peers-spgemm-$peer.jsonl") $(grep -m1 -o 'illegal[^/]*' "$RESULTS/peers-spgemm-$peer.err")"
+  done
+}
+
+stage_ncu() {
   # Nsight Compute on one apply of every case sprocket-cuda-profile models: per launch of our
   # kernels, global requests and sectors (loads, stores, atomics), shared-memory wavefronts and
   # bank conflicts, occupancy, registers and time. Each case runs the automatic variant once after
@@ -170,9 +198,9 @@ if [[ "$WHAT" == *,ncu,* ]]; then
     ncu_case bsr-elasticity50 25 --kernel bsr --matrix gen:elasticity:n=50,dof=3
     ncu_case spgemm-poisson50 40 --kernel spgemm --matrix gen:poisson3d:n=50
   fi
-fi
+}
 
-if [[ "$WHAT" == *,train,* ]]; then
+stage_train() {
   # The GPU choice rules on this card: the SpMV decision tree (quick training set) and the SpMM
   # tiling defaults. The generated files come back for a session to review and commit.
   export OMP_NUM_THREADS=16
@@ -184,9 +212,9 @@ if [[ "$WHAT" == *,train,* ]]; then
   within 120 "$BIN/spmm-calibrate" --target cuda --output "$RESULTS/spmm_defaults_generated.hpp" \
     > "$RESULTS/spmm-calibrate.log" 2>&1
   log "spmm-calibrate rc=$?"
-fi
+}
 
-if [[ "$WHAT" == *,sanitize,* ]]; then
+stage_sanitize() {
   # compute-sanitizer over the kernel tests, the three tools side by side (one GPU, several
   # processes). Whole test programs take far longer than a lease under racecheck, so each runs
   # the tests that force every kernel of its family on Kokkos::Cuda with double values and int
@@ -210,7 +238,15 @@ if [[ "$WHAT" == *,sanitize,* ]]; then
   done
   wait "${pids[@]}"
   log "compute-sanitizer (rc 0: clean, 99: reports, 124: out of time):"; sort "$RESULTS/sanitize.txt" | tee -a "$RESULTS/summary.txt"
-fi
+}
+
+# The stages in the order asked for: the budget cuts the last ones first.
+for stage in ${WHAT//,/ }; do
+  case "$stage" in
+    tests | bench | variants | peers | ncu | train | sanitize) "stage_$stage" ;;
+    *) log "unknown stage '$stage' (tests, bench, variants, peers, ncu, train, sanitize)" ;;
+  esac
+done
 
 # Registers, local memory and static shared memory per kernel (sprocket-cuda-profile --resources).
 if [[ -f "$BUNDLE/cuda-resources.txt" ]]; then

@@ -280,19 +280,23 @@ TEST(SprocketBench, SpmvJsonLines) {
       expect_string(r, "peer_march");
     }
   }
-  // --variant all: auto, every forced kernel, portable; then the peer.
+  // --variant all: auto, every forced kernel, binned, portable (row_blocks only where the default
+  // space is Cuda); then the peer.
   const std::vector<std::string> variants = values_of(lines, "sprocket", "variant");
-  const std::vector<std::string> expected{"auto",        "thread_per_row", "subvector2",   "subvector4",
-                                          "subvector8",  "subvector16",    "subvector32",  "team_per_row",
-                                          "split_row",   "portable"};
+  const std::vector<std::string> expected{"auto",        "thread_per_row", "subvector2",  "subvector4",
+                                          "subvector8",  "subvector16",    "subvector32", "team_per_row",
+                                          "split_row",   "binned",         "portable"};
   EXPECT_EQ(variants, expected);
   EXPECT_EQ(values_of(lines, "kk", "variant").size(), 1u);
   EXPECT_EQ(text(lines.back(), "impl"), "kk");
   for (const Object& r : lines) {
     const std::string v = text(r, "variant");
-    if (text(r, "impl") == "sprocket" && v != "auto" && v != "portable") {
+    if (text(r, "impl") == "sprocket" && v != "auto" && v != "portable" && v != "binned") {
       EXPECT_EQ(text(r, "chosen_kernel"), v) << show(r);  // a forced kernel runs every row
       EXPECT_EQ(text(r, "decided_by"), "forced") << show(r);
+    }
+    if (v == "binned") {
+      EXPECT_EQ(text(r, "decided_by"), "model") << show(r);  // the model's kernels, binning from the options
     }
     if (v == "auto") {
       EXPECT_EQ(text(r, "decided_by"), "model") << show(r);

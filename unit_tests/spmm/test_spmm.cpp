@@ -176,6 +176,7 @@ struct Kit {
   static SpmmKernel expected_kernel(const Plan& plan, const SpmmOptions& o) {
     if (o.kernel != SpmmKernel::automatic) return o.kernel;
     if (expected_backend(o) == Backend::portable) return SpmmKernel::csr_rows;
+    if (plan.target() == SpmmTarget::cuda) return SpmmKernel::csr_rows;  // aspt only when forced there
     return plan.stats().heavy_nnz > 0 && plan.heavy_fraction() >= plan.tiling().min_heavy_fraction
                ? SpmmKernel::aspt
                : SpmmKernel::csr_rows;
@@ -468,7 +469,8 @@ TYPED_TEST(Spmm, AutomaticChoiceDescribeAndStats) {
   EXPECT_EQ(p_always.tiling().tile_cols, 8);
   EXPECT_EQ(p_always.tiling().heavy_threshold, 2);
   if (K::native) {
-    EXPECT_EQ(p_always.kernel(), SpmmKernel::aspt);
+    // The CUDA target runs csr_rows whatever the heavy fraction (aspt only when forced).
+    EXPECT_EQ(p_always.kernel(), p_always.target() == SpmmTarget::cuda ? SpmmKernel::csr_rows : SpmmKernel::aspt);
     EXPECT_EQ(p_never.kernel(), SpmmKernel::csr_rows);
   } else {
     EXPECT_EQ(p_always.kernel(), SpmmKernel::csr_rows);
@@ -529,9 +531,13 @@ TYPED_TEST(Spmm, SelectionAndDescribeWhy) {
   const typename K::Plan p_auto(a, automatic);
   if (K::native) {
     EXPECT_EQ(p_auto.backend(), Backend::native);
-    EXPECT_TRUE(describe_has(p_auto, {"backend native (automatic: " + space + " has",
-                                      std::string("kernel ") + to_string(p_auto.kernel()) + " (automatic: ",
-                                      "% of the nonzeros in heavy tiles, ", "% needed for aspt)"}));
+    if (p_auto.target() == SpmmTarget::cuda)
+      EXPECT_TRUE(describe_has(p_auto, {"backend native (automatic: " + space + " has",
+                                        "kernel csr_rows (automatic: csr_rows on the CUDA target (aspt only when forced))"}));
+    else
+      EXPECT_TRUE(describe_has(p_auto, {"backend native (automatic: " + space + " has",
+                                        std::string("kernel ") + to_string(p_auto.kernel()) + " (automatic: ",
+                                        "% of the nonzeros in heavy tiles, ", "% needed for aspt)"}));
   } else {
     EXPECT_EQ(p_auto.backend(), Backend::portable);
     EXPECT_TRUE(describe_has(p_auto, {"backend portable (automatic: ",

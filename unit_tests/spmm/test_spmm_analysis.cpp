@@ -285,34 +285,41 @@ TEST(SpmmAnalysis, BadArgumentsThrow) {
   }
 }
 
-// The kernel choice: forced kernels are kept, the portable backend runs csr_rows, the native
-// backends pick aspt at or above min_heavy_fraction (and only with heavy nonzeros), each with
-// the reason describe() prints.
+// The kernel choice: forced kernels are kept, the portable backend and the CUDA target run
+// csr_rows, the native host backend picks aspt at or above min_heavy_fraction (and only with
+// heavy nonzeros), each with the reason describe() prints.
 TEST(SpmmAnalysis, KernelChoiceAndReason) {
   SpmmTilingStats stats;
   stats.heavy_nnz = 30;
   stats.light_nnz = 70;
   std::string why;
-  EXPECT_EQ(Impl::spmm_choose_kernel(SpmmKernel::aspt, Backend::native, stats, 100, 0.9, &why), SpmmKernel::aspt);
+  EXPECT_EQ(Impl::spmm_choose_kernel(SpmmKernel::aspt, Backend::native, SpmmTarget::host, stats, 100, 0.9, &why), SpmmKernel::aspt);
   EXPECT_EQ(why, "forced");
-  EXPECT_EQ(Impl::spmm_choose_kernel(SpmmKernel::csr_rows, Backend::portable, stats, 100, 0.1, &why),
+  EXPECT_EQ(Impl::spmm_choose_kernel(SpmmKernel::csr_rows, Backend::portable, SpmmTarget::portable, stats, 100, 0.1, &why),
             SpmmKernel::csr_rows);
   EXPECT_EQ(why, "forced");
-  EXPECT_EQ(Impl::spmm_choose_kernel(SpmmKernel::automatic, Backend::portable, stats, 100, 0.1, &why),
+  EXPECT_EQ(Impl::spmm_choose_kernel(SpmmKernel::automatic, Backend::portable, SpmmTarget::portable, stats, 100, 0.1, &why),
             SpmmKernel::csr_rows);
   EXPECT_EQ(why, "automatic: the portable backend's only kernel");
-  EXPECT_EQ(Impl::spmm_choose_kernel(SpmmKernel::automatic, Backend::native, stats, 100, 0.3, &why), SpmmKernel::aspt);
+  EXPECT_EQ(Impl::spmm_choose_kernel(SpmmKernel::automatic, Backend::native, SpmmTarget::host, stats, 100, 0.3, &why), SpmmKernel::aspt);
   EXPECT_EQ(why, "automatic: 30.0% of the nonzeros in heavy tiles, >= 30.0% needed for aspt");
-  EXPECT_EQ(Impl::spmm_choose_kernel(SpmmKernel::automatic, Backend::native, stats, 100, 0.663, &why),
+  EXPECT_EQ(Impl::spmm_choose_kernel(SpmmKernel::automatic, Backend::native, SpmmTarget::host, stats, 100, 0.663, &why),
             SpmmKernel::csr_rows);
   EXPECT_EQ(why, "automatic: 30.0% of the nonzeros in heavy tiles, < 66.3% needed for aspt");
   // No heavy nonzeros: csr_rows even when no fraction is required.
   stats.heavy_nnz = 0;
-  EXPECT_EQ(Impl::spmm_choose_kernel(SpmmKernel::automatic, Backend::native, stats, 100, 0.0, &why),
+  EXPECT_EQ(Impl::spmm_choose_kernel(SpmmKernel::automatic, Backend::native, SpmmTarget::host, stats, 100, 0.0, &why),
             SpmmKernel::csr_rows);
   EXPECT_EQ(why, "automatic: 0.0% of the nonzeros in heavy tiles, < 0.0% needed for aspt");
-  EXPECT_EQ(Impl::spmm_choose_kernel(SpmmKernel::automatic, Backend::native, stats, 0, 0.0, &why),
+  EXPECT_EQ(Impl::spmm_choose_kernel(SpmmKernel::automatic, Backend::native, SpmmTarget::host, stats, 0, 0.0, &why),
             SpmmKernel::csr_rows);
+  // The CUDA target: csr_rows whatever the heavy fraction, aspt when forced.
+  stats.heavy_nnz = 90;
+  EXPECT_EQ(Impl::spmm_choose_kernel(SpmmKernel::automatic, Backend::native, SpmmTarget::cuda, stats, 100, 0.1, &why),
+            SpmmKernel::csr_rows);
+  EXPECT_EQ(why, "automatic: csr_rows on the CUDA target (aspt only when forced)");
+  EXPECT_EQ(Impl::spmm_choose_kernel(SpmmKernel::aspt, Backend::native, SpmmTarget::cuda, stats, 100, 0.1, &why),
+            SpmmKernel::aspt);
 }
 
 }  // namespace

@@ -161,14 +161,17 @@ struct Kit {
   }
 
   /// What the launcher decides for this run (from its own launch functions): "aspt 32x2",
-  /// "csr_rows 4x1", "scale", and for aspt "aspt passes > 1" / "aspt rows per group > 1".
+  /// "csr_rows 4x1", "scale", for csr_rows "csr_rows split rows" (rows in several chunks), and
+  /// for aspt "aspt passes > 1" / "aspt rows per group > 1".
   static std::vector<std::string> launch_features(const Analysis& S, const Run& r) {
     if (S.num_rows == 0 || r.k == 0) return {};
     if (r.alpha == 0) return {"scale"};
     std::vector<std::string> out;
     if (S.kernel == SpmmKernel::csr_rows) {
-      const auto c = Impl::cuda::spmm_csr_rows_launch(S.num_rows, r.k, r.multiprocessors, r.max_grid_blocks);
+      const auto c =
+          Impl::cuda::spmm_csr_rows_launch(S.num_rows, r.k, r.multiprocessors, r.max_grid_blocks, S.num_chunks);
       out.push_back("csr_rows " + std::to_string(c.shape.lanes) + "x" + std::to_string(c.shape.coarsening));
+      if (S.num_chunks > S.num_split_rows && S.num_split_rows > 0) out.push_back("csr_rows split rows");
       return out;
     }
     const bool has_tiles = S.tile_col_ptr.extent(0) > 1;
@@ -308,7 +311,8 @@ template <class CrsType>
 class SpmmCudaEmulated : public ::testing::Test {};
 TYPED_TEST_SUITE(SpmmCudaEmulated, EmulatedCrsTypes);
 
-// R-MAT scale 6 (empty rows, and row 21 longer than a warp), panels of 16 rows, W = 8: several heavy
+// R-MAT scale 6 (empty rows, and row 21 longer than a warp: csr_rows splits it into chunks that
+// add atomically), panels of 16 rows, W = 8: several heavy
 // tiles per panel; every lane-group size (K = 1, 2, 3, 7, 16, 32, 33, 128) and every coarsening
 // (64 rows: csr_rows takes CF 4 for K = 128 on 1 SM, CF 2 on 2 SMs).
 TYPED_TEST(SpmmCudaEmulated, PowerLaw) {
@@ -323,7 +327,7 @@ TYPED_TEST(SpmmCudaEmulated, PowerLaw) {
   const auto seen = K::run_all(A, "R-MAT scale 6", tiling(16, 8), runs, 100);
   EXPECT_TRUE(has_all(seen, {"aspt 1x1", "aspt 2x1", "aspt 4x1", "aspt 8x1", "aspt 16x1", "aspt 32x1", "aspt 32x2",
                              "csr_rows 1x1", "csr_rows 2x1", "csr_rows 4x1", "csr_rows 8x1", "csr_rows 16x1",
-                             "csr_rows 32x1", "csr_rows 32x2", "csr_rows 32x4", "scale"}));
+                             "csr_rows 32x1", "csr_rows 32x2", "csr_rows 32x4", "csr_rows split rows", "scale"}));
 }
 
 // The calibrated CUDA tiling (P = 256 float / 160 double, W = 256, thin tiles to light): staging

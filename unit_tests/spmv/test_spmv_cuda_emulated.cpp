@@ -145,7 +145,22 @@ struct Config {
   bool expect_split = false;
   /// Every bin's launch needs at least 2 blocks (so the runs on a 1-block grid loop grid-stride).
   bool expect_grid_stride = false;
+  /// A row-block schedule (SpmvBinning::row_blocks) of at least this many blocks (0: not one).
+  int64_t expect_row_blocks = 0;
 };
+
+/// SpmvBinning::row_blocks, at least `min_blocks` row blocks; rows longer than `threshold` split in
+/// chunks of `chunk` entries (0: the defaults, 2048 and 1024).
+Config row_blocks(int64_t min_blocks, int64_t threshold = 0, int64_t chunk = 0) {
+  Config c;
+  c.name = "row blocks, split threshold " + std::to_string(threshold) + ", chunks of " + std::to_string(chunk);
+  c.options.binning = SpmvBinning::row_blocks;
+  c.options.split_row_threshold = threshold;
+  c.options.split_chunk = chunk;
+  c.expect_row_blocks = min_blocks;
+  c.expect_split = threshold > 0;
+  return c;
+}
 
 /// Kernel k forced alone (single bin); U from the CUDA model, or `U` when > 0.
 Config forced(SpmvKernel k, int U = 0) {
@@ -296,6 +311,25 @@ struct Kit {
         if (std::find(c.decision->kernel_for_class.begin(), c.decision->kernel_for_class.end(), bin.kernel) ==
             c.decision->kernel_for_class.end())
           return ::testing::AssertionFailure() << "bin " << to_string(bin.kernel) << " not in the decision";
+    if (c.expect_row_blocks > 0) {
+      if (!s.row_blocks || !d.row_blocks || s.num_vrows() < c.expect_row_blocks)
+        return ::testing::AssertionFailure() << "not a row-block schedule of at least " << c.expect_row_blocks
+                                             << " blocks";
+      const auto& rm = op.n.schedule.vrow_bounds;
+      const std::vector<int64_t> row_map = Impl::host_row_map(op.a);
+      int64_t split_rows = 0;
+      for (int64_t v = 0; v < s.num_vrows(); ++v) {
+        const int64_t r0 = rm[v], r1 = rm[v + 1], n = row_map[r1] - row_map[r0];
+        if (r1 <= r0) return ::testing::AssertionFailure() << "row block " << v << " is empty";
+        if (r1 - r0 > 1 && (n > SpmvSchedule::row_block_entries || r1 - r0 > SpmvSchedule::row_block_rows))
+          return ::testing::AssertionFailure() << "row block " << v << ": " << r1 - r0 << " rows, " << n << " entries";
+        split_rows += r1 - r0 == 1 && n > s.split_row_threshold;
+      }
+      if (split_rows != d.num_split_rows)
+        return ::testing::AssertionFailure() << split_rows << " rows over the threshold, " << d.num_split_rows
+                                             << " split rows";
+      if (!d.bins.empty()) return ::testing::AssertionFailure() << "bins in a row-block schedule";
+    }
     if (c.expect_grid_stride)
       for (const auto& bin : d.bins)
         if (Impl::cuda::spmv_bin_launch(bin.kernel, bin.num_vrows, bin.rows_per_vrow, Impl::cuda::max_grid_blocks)
@@ -309,6 +343,15 @@ struct Kit {
   static std::vector<std::pair<std::string, unsigned>> expected_launches(const Prepared& p, int64_t limit) {
     const auto& d = p.analysis.schedule;
     std::vector<std::pair<std::string, unsigned>> out;
+    if (d.row_blocks) {
+      if (d.num_split_rows > 0)
+        out.emplace_back("spmv_split_scale_kernel", Impl::cuda::spmv_split_scale_launch(d.num_split_rows, limit).grid);
+      const int64_t blocks = p.schedule.num_vrows() + d.num_split_chunks;
+      if (blocks > 0)
+        out.emplace_back("spmv_row_blocks_kernel",
+                         Impl::cuda::spmv_row_blocks_launch(p.schedule.num_vrows(), d.num_split_chunks, limit).grid);
+      return out;
+    }
     for (const auto& bin : d.bins) {
       const std::string name = bin.kernel == SpmvKernel::thread_per_row ? "spmv_thread_per_row_kernel"
                                : bin.kernel == SpmvKernel::team_per_row ? "spmv_team_per_row_kernel"
@@ -515,6 +558,42 @@ TYPED_TEST(SpmvCudaEmulated, EveryKernelInOnePlan) {
   K::run_configs(A, {all, automatic(200, 128)}, 5100);
 }
 
+// Row blocks: blocks of many short rows (a thread per row), of few rows (lanes per row up to a
+// warp), the 256-row cap (rows of about 3 entries), runs of empty rows, one-row blocks of rows
+// longer than 1024 entries (the block reduces them), split rows next to them (threshold above and
+// below 1024), unsorted rows with duplicates, one row alone.
+TYPED_TEST(SpmvCudaEmulated, RowBlocksOnEveryRowShape) {
+  using K = Kit<TypeParam>;
+  uint64_t salt = 7000;
+  const HostCsr mixed = mixed_lengths(48, 1200, 3, salt);
+  ASSERT_EQ(longest_row(mixed), 1100);
+  K::run_configs(mixed, {row_blocks(8), row_blocks(8, 600, 200), row_blocks(8, 1050, 512)}, salt += 100);
+  const HostCsr sparse = random_with_empty_rows(600, 500, 3.0, salt);
+  K::run_configs(sparse, {row_blocks(3)}, salt += 100);
+  const HostCsr power = gen::rmat(8, 6, test::seed_for(salt));
+  ASSERT_GT(longest_row(power), 40);
+  K::run_configs(power, {row_blocks(2), row_blocks(2, 40, 16)}, salt += 100);
+  K::run_configs(test::unsorted_with_duplicates(300, 40, 40, salt), {row_blocks(2)}, salt += 100);
+  K::run_configs(dense_row_among_short(1, 50, 0, salt), {row_blocks(1)}, salt += 100);
+}
+
+// Row blocks are the CUDA target's: other targets refuse them, naming the option.
+TEST(SpmvCudaLaunch, RowBlocksOnlyOnTheCudaTarget) {
+  const HostCsr A = test::random_csr(50, 50, 4.0, 7500);
+  SpmvOptions o;
+  o.binning = SpmvBinning::row_blocks;
+  for (SpmvTarget t : {SpmvTarget::host, SpmvTarget::portable_cpu, SpmvTarget::portable_gpu}) {
+    SCOPED_TRACE(to_string(t));
+    try {
+      build_spmv_schedule(A.row_map, A.num_cols, o, t);
+      ADD_FAILURE() << "no exception";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("row_blocks"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_TRUE(build_spmv_schedule(A.row_map, A.num_cols, o, SpmvTarget::cuda).row_blocks);
+}
+
 // Rank-2 x and y, LayoutLeft and LayoutRight (strided columns), column by column.
 TYPED_TEST(SpmvCudaEmulated, Rank2BothLayouts) {
   using K = Kit<TypeParam>;
@@ -522,7 +601,7 @@ TYPED_TEST(SpmvCudaEmulated, Rank2BothLayouts) {
   uint64_t salt = 6100;
   std::vector<Config> configs = {forced(SpmvKernel::thread_per_row, 4),
                                  binned_with_split(SpmvKernel::subvector32, 1, 50, 32),
-                                 binned_with_split(SpmvKernel::team_per_row, 3, 40, 32)};
+                                 binned_with_split(SpmvKernel::team_per_row, 3, 40, 32), row_blocks(1, 40, 16)};
   for (Config& c : configs) c.expect_grid_stride = false;  // 24 rows: a bin may fit one block
   for (const Config& c : configs) {
     const auto op = K::make_operator(A, c);

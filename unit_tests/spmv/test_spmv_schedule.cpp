@@ -39,6 +39,53 @@ bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
+/// A row-block schedule (SpmvBinning::row_blocks, or the CUDA target's choice for irregular
+/// rows): blocks partition the rows greedily, a block of several rows holds at most
+/// row_block_entries entries and row_block_rows rows and ends only where the next row would not
+/// fit or is long; a row longer than the entries or the split threshold is a block alone; the
+/// only bin is split_row, holding exactly the blocks of rows over the threshold.
+::testing::AssertionResult row_blocks_ok(const std::vector<int64_t>& rm, const SpmvOptions& o, SpmvTarget target,
+                                         const SpmvSchedule& s) {
+  using ::testing::AssertionFailure;
+  const int64_t rows = static_cast<int64_t>(rm.size()) - 1;
+  const int64_t E = SpmvSchedule::row_block_entries, R = SpmvSchedule::row_block_rows;
+  auto len = [&](int64_t r) { return rm[r + 1] - rm[r]; };
+  if (target != SpmvTarget::cuda) return AssertionFailure() << "row blocks on target " << to_string(target);
+  if (o.kernel != SpmvKernel::automatic) return AssertionFailure() << "row blocks with a forced kernel";
+  if (o.binning != SpmvBinning::row_blocks && (o.binning != SpmvBinning::automatic || s.single_bin))
+    return AssertionFailure() << "row blocks not asked for and not the choice for irregular rows";
+  const int64_t T = s.split_row_threshold;
+  if (T != (o.split_row_threshold > 0 ? o.split_row_threshold : 2 * E) ||
+      s.split_chunk != (o.split_chunk > 0 ? o.split_chunk : E))
+    return AssertionFailure() << "split threshold " << T << ", chunk " << s.split_chunk;
+  auto alone = [&](int64_t r) { return len(r) > E || len(r) > T; };
+  const auto& vb = s.vrow_bounds;
+  if (vb.empty() || vb.front() != 0 || vb.back() != rows) return AssertionFailure() << "vrow_bounds ends";
+  std::vector<int64_t> split_vrows;
+  int64_t split_nnz = 0;
+  for (int64_t v = 0; v < s.num_vrows(); ++v) {
+    const int64_t r0 = vb[v], r1 = vb[v + 1], n = rm[r1] - rm[r0];
+    if (r1 <= r0) return AssertionFailure() << "block " << v << " empty";
+    if (r1 - r0 == 1 && alone(r0)) {
+      if (len(r0) > T) {
+        split_vrows.push_back(v);
+        split_nnz += len(r0);
+      }
+      continue;
+    }
+    if (n > E || r1 - r0 > R) return AssertionFailure() << "block " << v << ": " << r1 - r0 << " rows, " << n;
+    for (int64_t r = r0; r < r1; ++r)
+      if (alone(r)) return AssertionFailure() << "long row " << r << " shares block " << v;
+    if (r1 < rows && !alone(r1) && r1 - r0 < R && n + len(r1) <= E)
+      return AssertionFailure() << "block " << v << " ends before row " << r1 << ", which fits";
+  }
+  if (split_vrows.empty() != s.bins.empty()) return AssertionFailure() << s.bins.size() << " bins";
+  if (!s.bins.empty() && (s.bins.size() != 1 || s.bins[0].kernel != SpmvKernel::split_row ||
+                          s.bins[0].vrows != split_vrows || s.bins[0].nnz != split_nnz))
+    return AssertionFailure() << "the split bin is not the long rows' blocks";
+  return ::testing::AssertionSuccess();
+}
+
 /// Every invariant of a schedule built from (row_map, options, target).
 ::testing::AssertionResult schedule_ok(const std::vector<int64_t>& rm, int64_t cols, const SpmvOptions& o,
                                        SpmvTarget target, const SpmvSchedule& s) {
@@ -46,6 +93,7 @@ bool contains(const std::string& haystack, const std::string& needle) {
   const int64_t rows = static_cast<int64_t>(rm.size()) - 1;
   auto len = [&](int64_t r) { return rm[r + 1] - rm[r]; };
   const bool forced = o.kernel != SpmvKernel::automatic;
+  if (s.row_blocks) return row_blocks_ok(rm, o, target, s);
 
   // Features.
   if (s.target != target) return AssertionFailure() << "target " << to_string(s.target);
@@ -186,7 +234,8 @@ TEST(SpmvSchedule, InvariantsOverOptionsAndTargets) {
   for (const NamedRowMap& m : row_maps())
     for (SpmvTarget target : all_targets) {
       std::vector<SpmvOptions> options;
-      for (SpmvBinning binning : {SpmvBinning::automatic, SpmvBinning::binned, SpmvBinning::single_bin})
+      for (SpmvBinning binning :
+           {SpmvBinning::automatic, SpmvBinning::binned, SpmvBinning::single_bin, SpmvBinning::row_blocks})
         for (int U : {0, 1, 3, 64, 1000})
           for (int64_t threshold : {0, 50}) {
             SpmvOptions o;
@@ -205,6 +254,10 @@ TEST(SpmvSchedule, InvariantsOverOptionsAndTargets) {
           options.push_back(o);
         }
       for (const SpmvOptions& o : options) {
+        if (o.binning == SpmvBinning::row_blocks && o.kernel == SpmvKernel::automatic && target != SpmvTarget::cuda) {
+          EXPECT_THROW(build_spmv_schedule(m.row_map, m.cols, o, target), InvalidArgument) << to_string(target);
+          continue;
+        }
         const SpmvSchedule s = build_spmv_schedule(m.row_map, m.cols, o, target);
         ASSERT_TRUE(schedule_ok(m.row_map, m.cols, o, target, s))
             << m.name << ", target " << to_string(target) << ", kernel " << to_string(o.kernel) << ", binning "

@@ -55,6 +55,20 @@ __device__ __forceinline__ T ldg(const T* p) {
   }
 }
 
+/// Atomic *p += v: atomicAdd for float, and for double on sm_60 and newer (Kokkos' emulation below
+/// that).
+template <class T>
+__device__ __forceinline__ void atomic_add(T* p, T v) {
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ < 600)
+  if constexpr (std::is_same_v<T, double>)
+    Kokkos::atomic_add(p, v);
+  else
+    atomicAdd(p, v);
+#else
+  atomicAdd(p, v);
+#endif
+}
+
 }  // namespace cuda
 }  // namespace Impl
 }  // namespace Sprocket

@@ -22,6 +22,10 @@
 //   row of B (coalesced) and write G consecutive scalars of C. Lanes whose column is >= K are
 //   masked. The group loads G entries of the row at once, one per lane (coalesced), and
 //   broadcasts each (column, value) pair by group-masked shuffles (groups of a warp diverge).
+//   (Each lane loading every entry itself, one broadcast transaction per entry and no shuffles,
+//   was measured on an H200, 2026-11-28: faster on gen:poisson3d:n=80 with K = 32, 0.32 against
+//   0.37 ms, slower on R-MAT, K = 128 and the real matrices, e.g. gen:rmat:scale=18,ef=16 K = 32
+//   0.37 against 0.31 ms. perf_tests/results/gpu-h200-2026-11-28.md.)
 //
 // spmm_aspt: one thread block per (row panel, K-slice): num_panels * num_slices blocks of
 //   min(16, ceil(P / (32 / G))) warps. The panel's rows are split into contiguous runs, one per
@@ -39,7 +43,11 @@
 //   part needs no second kernel. A panel of more than num_groups * R rows takes several passes
 //   that restage the tiles: correct, slower.
 // spmm_csr_rows: plain CSR over row_map / entries / values (tiles ignored): one group per
-//   (row, K-slice), 256-thread blocks, grid-stride; the same inner loop as the light part.
+//   (row, K-slice), 256-thread blocks, grid-stride; the same inner loop as the light part. Rows
+//   longer than the analysis's split_entries (twice the average row, at least 32) run as
+//   chunks of that many entries, work items ahead of the rows that add into C atomically, after
+//   a launch that scales those rows by beta: one hub row no longer holds one group for the
+//   whole kernel (R-MAT, K = 32 on the H100: 0.11x cuSPARSE before).
 //
 // Launch-time choices. G from K. For G = 32, CF = the smallest power of two with 32 * CF >= K,
 // at most 2 (aspt) or 4 (csr_rows), halved while the aspt block's shared memory would exceed
@@ -48,7 +56,9 @@
 //
 // Resources: every kernel compiles without spills for sm_80 and sm_90 (float and double, int
 // and size_t offsets; ptxas -v with CUDA 13): aspt <= 64 registers under
-// __launch_bounds__(512, 2), i.e. two 16-warp blocks per SM; csr_rows <= 56 registers.
+// __launch_bounds__(512, 2), i.e. two 16-warp blocks per SM; csr_rows <= 59 registers with the
+// split rows' chunks (double, int offsets: cuobjdump -res-usage of the 2026-11-28 build), the
+// transpose copies 32.
 //
 // Limits (the analysis must respect them; spmm_cuda_limits.hpp):
 //   - shared memory per block: max(W, rows of one pass) * SW * sizeof(Scalar) <=
@@ -261,14 +271,17 @@ inline SpmmLaunchChoice spmm_aspt_launch(int64_t K, int64_t P, int64_t W, int64_
 /// The csr_rows launch for num_rows rows and K columns on num_sms multiprocessors: the shape
 /// (G from K; for G = 32 the covering CF <= spmm_csr_max_coarsening, halved while the (row,
 /// K-slice) groups would not fill 64 warps per SM, as many as a full sm_80/sm_90 SM holds),
-/// 256-thread blocks, one group per work item, at most `limit` blocks (grid-stride).
-inline SpmmLaunchChoice spmm_csr_rows_launch(int64_t num_rows, int64_t K, int num_sms, int64_t limit) {
+/// 256-thread blocks, one group per work item (a row, or a chunk of a split row: num_chunks of
+/// them), at most `limit` blocks (grid-stride).
+inline SpmmLaunchChoice spmm_csr_rows_launch(int64_t num_rows, int64_t K, int num_sms, int64_t limit,
+                                             int64_t num_chunks = 0) {
   SpmmLaunchChoice choice;
+  const int64_t items = num_rows + num_chunks;
   choice.shape = spmm_choose_shape(K, spmm_csr_max_coarsening, [&](int cf) {
-    return num_rows * spmm_ceil_div(K, int64_t{spmm_warp_size} * cf) >= int64_t{64} * num_sms;
+    return items * spmm_ceil_div(K, int64_t{spmm_warp_size} * cf) >= int64_t{64} * num_sms;
   });
   const int64_t groups_per_block = spmm_csr_block_threads / choice.shape.lanes;
-  choice.launch.grid = grid_blocks(num_rows * choice.shape.num_slices, groups_per_block, limit);
+  choice.launch.grid = grid_blocks(items * choice.shape.num_slices, groups_per_block, limit);
   choice.launch.block = spmm_csr_block_threads;
   choice.launch.shared_bytes = 0;
   choice.launch.launch_bound = spmm_csr_block_threads;
@@ -374,8 +387,32 @@ void spmm_aspt(const Space& space, const Layout& L, Scalar alpha, const BView& B
   });
 }
 
+/// The transpose kernel's launch for a rows x cols block: one 256-thread block per 32 x 32 tile,
+/// at most `limit` blocks (grid-stride).
+inline KernelLaunch spmm_transpose_launch(int64_t rows, int64_t cols, int64_t limit) {
+  KernelLaunch launch;
+  launch.block = spmm_scale_block_threads;
+  launch.grid = grid_blocks(spmm_ceil_div(rows, spmm_transpose_tile) * spmm_ceil_div(cols, spmm_transpose_tile), 1,
+                            limit);
+  launch.shared_bytes = 0;
+  launch.launch_bound = spmm_scale_block_threads;
+  return launch;
+}
+
+/// Whether a dense operand is column-major with more than one column (unit row stride): csr_rows
+/// then works on a row-major copy, since its lanes take consecutive columns of a row.
+template <class Value>
+bool spmm_column_major(const SpmmDense<Value>& d) {
+  return d.cols > 1 && d.rows > 0 && d.row_stride == 1 && d.col_stride != 1;
+}
+
 /// Untiled CSR SpMM over L.row_map / entries / values (the plan's reordered copy of A; the
-/// tiles are ignored): C = alpha * A * B + beta * C.
+/// tiles are ignored): C = alpha * A * B + beta * C. A column-major B is first copied row-major
+/// into the analysis's workspace (packed), and a column-major C is computed row-major into the
+/// workspace (scratch, as alpha * A * B) and added in by a transposing copy: both layouts then
+/// read and write whole sectors (a lane per column of a column-major B would read one sector per
+/// scalar). The workspace grows on first use: such applies on one plan must not run
+/// concurrently (Sprocket_Spmm.hpp, "Thread safety").
 template <class Space, class Layout, class BView, class CView, class Scalar>
 void spmm_csr_rows(const Space& space, const Layout& L, Scalar alpha, const BView& B, Scalar beta, const CView& C) {
   using Ordinal = typename decltype(Layout::entries)::non_const_value_type;
@@ -388,7 +425,43 @@ void spmm_csr_rows(const Space& space, const Layout& L, Scalar alpha, const BVie
   const cudaStream_t stream = stream_of(space);
   if (alpha == Scalar(0)) return spmm_scale(stream, grid_limit(space), c, beta);
 
-  const SpmmLaunchChoice choice = spmm_csr_rows_launch(L.num_rows, a.K, multiprocessor_count(space), grid_limit(space));
+  const int64_t K = a.K;
+  const bool b_column_major = spmm_column_major(spmm_dense<const Scalar>(B)), c_column_major = spmm_column_major(c);
+  if (b_column_major) {
+    const SpmmDense<const Scalar> b = spmm_dense<const Scalar>(B);
+    if (static_cast<int64_t>(L.workspace.packed.extent(0)) < b.rows * K)
+      L.workspace.packed = decltype(L.workspace.packed)(
+          Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmm::row_major_B"), b.rows * K);
+    const KernelLaunch t = spmm_transpose_launch(b.rows, K, grid_limit(space));
+    SPROCKET_CUDA_LAUNCH(t, stream, spmm_transpose_kernel<true, Scalar>)(b.data, L.workspace.packed.data(), b.rows, K,
+                                                                        b.col_stride, Scalar(0));
+    check_launch("Sprocket::spmm", "spmm_transpose_kernel");
+    a.B = L.workspace.packed.data();
+    a.b_row_stride = K;
+    a.b_col_stride = 1;
+  }
+  if (c_column_major) {
+    if (static_cast<int64_t>(L.workspace.scratch.extent(0)) < c.rows * K)
+      L.workspace.scratch = decltype(L.workspace.scratch)(
+          Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmm::row_major_C"), c.rows * K);
+    a.C = L.workspace.scratch.data();
+    a.c_row_stride = K;
+    a.c_col_stride = 1;
+    a.beta = Scalar(0);  // beta * C is added by the copy back
+  }
+  if (L.num_split_rows > 0 && a.beta != Scalar(1)) {
+    // The split rows' chunks add into C: scale those rows by beta first.
+    const KernelLaunch scale = spmm_scale_launch(L.num_split_rows * K, grid_limit(space));
+    SPROCKET_CUDA_LAUNCH(scale, stream, spmm_scale_rows_kernel<Scalar, Ordinal>)(
+        a.C, L.split_rows.data(), L.num_split_rows, K, a.c_row_stride, a.c_col_stride, a.beta);
+    check_launch("Sprocket::spmm", "spmm_scale_rows_kernel");
+  }
+  const SpmmLaunchChoice choice =
+      spmm_csr_rows_launch(L.num_rows, a.K, multiprocessor_count(space), grid_limit(space), L.num_chunks);
+  a.split_entries = L.split_entries;
+  a.num_chunks = L.num_chunks;
+  a.chunk_row = L.chunk_row.data();
+  a.chunk_begin = L.chunk_begin.data();
   a.num_slices = choice.shape.num_slices;
   const SpmmCudaArgs<Scalar, Ordinal, Offset> args = a;
   const KernelLaunch launch = choice.launch;
@@ -397,6 +470,12 @@ void spmm_csr_rows(const Space& space, const Layout& L, Scalar alpha, const BVie
     SPROCKET_CUDA_LAUNCH(launch, stream, spmm_csr_rows_kernel<G, CF, Scalar, Ordinal, Offset>)(args);
     check_launch("Sprocket::spmm", "spmm_csr_rows_kernel");
   });
+  if (c_column_major) {
+    const KernelLaunch t = spmm_transpose_launch(c.rows, K, grid_limit(space));
+    SPROCKET_CUDA_LAUNCH(t, stream, spmm_transpose_kernel<false, Scalar>)(L.workspace.scratch.data(), c.data, c.rows, K,
+                                                                         c.col_stride, beta);
+    check_launch("Sprocket::spmm", "spmm_transpose_kernel");
+  }
 }
 
 /// The CUDA entry point: C = alpha * A * B + beta * C with the analysis's kernel, on `space`

@@ -132,6 +132,12 @@ struct SpmmCudaArgs {
   const Ordinal* tile_cols;
   int64_t panel_rows;
   SpmmSlotDivisor slots;  // W = tile_cols_max: shared-memory slots per tile
+  // csr_rows: chunks of the rows longer than split_entries (0: none), chunk c covering entries
+  // [chunk_begin[c], min(chunk_begin[c] + split_entries, row_map[chunk_row[c] + 1])).
+  int64_t split_entries;
+  int64_t num_chunks;
+  const Ordinal* chunk_row;
+  const int64_t* chunk_begin;
   // K-slices: columns [s * SW, (s + 1) * SW) of B and C for slice s < num_slices.
   int64_t K;
   int64_t num_slices;
@@ -267,6 +273,16 @@ __device__ __forceinline__ void spmm_store_row(Scalar* c_lane, int64_t c_col_str
     Scalar* c = c_lane + j * G * c_col_stride;
     *c = beta == Scalar(0) ? alpha * part[j] : beta * *c + alpha * part[j];
   }
+}
+
+/// C(row, k0 + q + j * G) += alpha * part[j] atomically for the lane's valid columns (a chunk of
+/// a split row; the row was scaled by beta before).
+template <int G, int CF, class Scalar>
+__device__ __forceinline__ void spmm_add_row(Scalar* c_lane, int64_t c_col_stride, const SpmmLaneColumns<CF>& cols,
+                                             const Scalar (&part)[CF], Scalar alpha) {
+#pragma unroll
+  for (int j = 0; j < CF; ++j)
+    if (cols.valid[j]) atomic_add(c_lane + j * G * c_col_stride, alpha * part[j]);
 }
 
 /// Stages the heavy tile's columns cols[0 .. ncols) of B, slice columns [0, SW) (b_slice =
@@ -408,6 +424,8 @@ __global__ void __launch_bounds__(spmm_aspt_max_threads, spmm_aspt_min_blocks_pe
 /// Plain CSR SpMM over row_map / entries / values, tiles ignored: one group per (row, K-slice)
 /// work item, grid-stride (slices of one row in adjacent groups, so they share the row's entries
 /// in L1); the group walks the row as the ASpT kernel's light part does and writes the row.
+/// The chunks of the split rows come first, one work item per (chunk, K-slice), adding into C
+/// atomically (the launcher scaled those rows by beta before); the split rows' own items skip.
 /// __launch_bounds__(256, 4) caps registers at 64; with the block size alone, ptxas (CUDA 13)
 /// squeezed some instantiations into 32 registers and spilled.
 template <int G, int CF, class Scalar, class Ordinal, class Offset>
@@ -419,22 +437,38 @@ __global__ void __launch_bounds__(spmm_csr_block_threads, 4)
   static_assert(G >= 1 && G <= spmm_warp_size && (G & (G - 1)) == 0, "G: a power of two <= 32");
   const int q = static_cast<int>(threadIdx.x % G);
   const unsigned mask = spmm_group_mask<G>();
-  const int64_t work = a.num_rows * a.num_slices;
+  const int64_t chunk_work = a.num_chunks * a.num_slices;
+  const int64_t work = chunk_work + a.num_rows * a.num_slices;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * groups_per_block;
   // All lanes of a group share w and take the same branches.
   for (int64_t w = static_cast<int64_t>(blockIdx.x) * groups_per_block + threadIdx.x / G; w < work; w += stride) {
-    const int64_t r = spmm_div(w, a.num_slices);
-    const int64_t k0 = (w - r * a.num_slices) * SW;
+    const bool chunk = w < chunk_work;
+    const int64_t item = spmm_div(chunk ? w : w - chunk_work, a.num_slices);
+    const int64_t k0 = ((chunk ? w : w - chunk_work) - item * a.num_slices) * SW;
+    int64_t r, lo, hi;
+    if (chunk) {
+      r = static_cast<int64_t>(ldg(a.chunk_row + item));
+      lo = ldg(a.chunk_begin + item);
+      const int64_t row_end = static_cast<int64_t>(ldg(a.row_map + r + 1));
+      hi = lo + a.split_entries < row_end ? lo + a.split_entries : row_end;
+    } else {
+      r = item;
+      lo = static_cast<int64_t>(ldg(a.row_map + r));
+      hi = static_cast<int64_t>(ldg(a.row_map + r + 1));
+      if (a.split_entries > 0 && hi - lo > a.split_entries) continue;  // its chunks
+    }
     const int slice_cols = static_cast<int>(a.K - k0 < SW ? a.K - k0 : SW);
     const SpmmLaneColumns<CF> cols = spmm_lane_columns<G, CF>(q, slice_cols, a.b_col_stride);
     Scalar part[CF];
 #pragma unroll
     for (int j = 0; j < CF; ++j) part[j] = Scalar(0);
-    spmm_row_global<G, CF>(part, a.entries, a.values, static_cast<Pos>(ldg(a.row_map + r)),
-                           static_cast<Pos>(ldg(a.row_map + r + 1)), a.B + k0 * a.b_col_stride, a.b_row_stride,
-                           cols, q, mask);
-    spmm_store_row<G, CF>(a.C + r * a.c_row_stride + (k0 + q) * a.c_col_stride, a.c_col_stride, cols, part, a.alpha,
-                          a.beta);
+    spmm_row_global<G, CF>(part, a.entries, a.values, static_cast<Pos>(lo), static_cast<Pos>(hi),
+                           a.B + k0 * a.b_col_stride, a.b_row_stride, cols, q, mask);
+    Scalar* const c_lane = a.C + r * a.c_row_stride + (k0 + q) * a.c_col_stride;
+    if (chunk)
+      spmm_add_row<G, CF>(c_lane, a.c_col_stride, cols, part, a.alpha);
+    else
+      spmm_store_row<G, CF>(c_lane, a.c_col_stride, cols, part, a.alpha, a.beta);
   }
 }
 
@@ -450,6 +484,75 @@ __global__ void __launch_bounds__(spmm_scale_block_threads)
   for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += stride) {
     const int64_t o = spmm_div(e, inner);
     Scalar* c = C + o * outer_stride + (e - o * inner) * inner_stride;
+    *c = beta == Scalar(0) ? Scalar(0) : beta * *c;
+  }
+}
+
+/// Column-major <-> row-major copies of a rows x cols dense block through 32 x 32 tiles of shared
+/// memory (one column of padding: the transposed reads hit 32 different banks), so that both the
+/// column-major side (consecutive threads, consecutive rows) and the row-major side (consecutive
+/// threads, consecutive columns) read and write whole sectors. The column-major side has unit
+/// row stride and column stride `ld`; the row-major side has row stride `cols`.
+///   to_row_major: rm(i, k) = cm(i, k)
+///   from_row_major: cm(i, k) = rm(i, k) + beta * cm(i, k) (beta == 0: cm not read)
+/// One 256-thread block per tile, grid-stride over the tiles (block-uniform, so every thread
+/// reaches both barriers of a turn).
+inline constexpr int spmm_transpose_tile = 32;
+template <bool ToRowMajor, class Scalar>
+__global__ void __launch_bounds__(spmm_scale_block_threads)
+    spmm_transpose_kernel(const Scalar* __restrict__ src, Scalar* __restrict__ dst, int64_t rows, int64_t cols,
+                          int64_t ld, Scalar beta) {
+  constexpr int T = spmm_transpose_tile, steps = T * T / spmm_scale_block_threads;
+  SPROCKET_CUDA_SHARED(Scalar, tile, [T][T + 1]);
+  const int64_t row_tiles = (rows + T - 1) / T, col_tiles = (cols + T - 1) / T;
+  const int fast = static_cast<int>(threadIdx.x % T), slow = static_cast<int>(threadIdx.x / T);
+  for (int64_t t = blockIdx.x; t < row_tiles * col_tiles; t += gridDim.x) {
+    const int64_t i0 = spmm_div(t, col_tiles) * T, k0 = (t - spmm_div(t, col_tiles) * col_tiles) * T;
+    // Read: the source's unit-stride dimension on the fast lanes.
+#pragma unroll
+    for (int s = 0; s < steps; ++s) {
+      const int slow_s = slow + s * (spmm_scale_block_threads / T);
+      // column-major source: fast = row, slow = column; row-major source: fast = column, slow = row
+      const int64_t i = ToRowMajor ? i0 + fast : i0 + slow_s, k = ToRowMajor ? k0 + slow_s : k0 + fast;
+      if (i < rows && k < cols) {
+        const Scalar v = ToRowMajor ? src[i + k * ld] : src[i * cols + k];
+        if (ToRowMajor)
+          tile[slow_s][fast] = v;  // tile[k][i]
+        else
+          tile[fast][slow_s] = v;  // tile[k][i]
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int s = 0; s < steps; ++s) {
+      const int slow_s = slow + s * (spmm_scale_block_threads / T);
+      // Write: the destination's unit-stride dimension on the fast lanes.
+      const int64_t i = ToRowMajor ? i0 + slow_s : i0 + fast, k = ToRowMajor ? k0 + fast : k0 + slow_s;
+      if (i < rows && k < cols) {
+        const Scalar v = ToRowMajor ? tile[fast][slow_s] : tile[slow_s][fast];
+        if (ToRowMajor) {
+          dst[i * cols + k] = v;
+        } else {
+          Scalar* d = dst + i + k * ld;
+          *d = beta == Scalar(0) ? v : v + beta * *d;
+        }
+      }
+    }
+    __syncthreads();  // the next tile overwrites this one
+  }
+}
+
+/// C(rows[i], k) = beta * C(rows[i], k) (beta == 0: 0 without reading C) for i < count, k < K:
+/// the split rows before their chunks add into them.
+template <class Scalar, class Ordinal>
+__global__ void __launch_bounds__(spmm_scale_block_threads)
+    spmm_scale_rows_kernel(Scalar* C, const Ordinal* __restrict__ rows, int64_t count, int64_t K,
+                           int64_t row_stride, int64_t col_stride, Scalar beta) {
+  const int64_t total = count * K;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += stride) {
+    const int64_t i = spmm_div(e, K);
+    Scalar* c = C + static_cast<int64_t>(ldg(rows + i)) * row_stride + (e - i * K) * col_stride;
     *c = beta == Scalar(0) ? Scalar(0) : beta * *c;
   }
 }

@@ -31,6 +31,14 @@
 //                   its chunk as team_per_row does and thread 0 does atomicAdd(&y(r), alpha *
 //                   partial). Chunks of one row add in any order: float results may differ in the
 //                   last bits from run to run.
+//   row_blocks      not in the paper (SpmvBinning::row_blocks). Rows packed at analysis into
+//                   blocks of at most 1024 entries and 256 rows, one 256-thread block each, in one
+//                   launch: the threads stage the block's products in shared memory reading its
+//                   entries consecutively, so every block does the same work whatever the row
+//                   lengths, then lanes per row (a power of two, rows * lanes <= 256) sum each
+//                   row's products. A row of more than 1024 entries is a block alone, reduced as
+//                   team_per_row does; split rows' chunks are blocks of the same launch, after
+//                   the split-scale launch.
 //
 // Every kernel writes every row of its virtual rows, empty rows included, as
 // y(r) = beta == 0 ? alpha * sum : beta * y(r) + alpha * sum (NaN in y does not propagate when
@@ -123,6 +131,11 @@ inline KernelLaunch spmv_split_chunk_launch(int64_t num_split_chunks, int64_t li
   return spmv_launch_of(grid_blocks(num_split_chunks, 1, limit));
 }
 
+/// Row blocks (SpmvBinning::row_blocks): one block per row block and per split-row chunk.
+inline KernelLaunch spmv_row_blocks_launch(int64_t num_row_blocks, int64_t num_split_chunks, int64_t limit) {
+  return spmv_launch_of(grid_blocks(num_row_blocks + num_split_chunks, 1, limit));
+}
+
 template <int X, class Args, class Bin>
 void spmv_launch_subvector(const Args& a, const Bin& bin, const KernelLaunch& launch) {
   const int64_t slots = bin.num_vrows * bin.rows_per_vrow;
@@ -176,6 +189,26 @@ void spmv_launch_split_rows(const Args& a, const Sched& s) {
   check_launch("Sprocket::spmv", "spmv_split_chunk_kernel");
 }
 
+/// Row blocks: the split rows scaled by beta (when there are any), then one launch for the row
+/// blocks and the split rows' chunks.
+template <class Args, class Sched>
+void spmv_launch_row_blocks(const Args& a, const Sched& s) {
+  const int64_t num_blocks = static_cast<int64_t>(s.vrow_bounds.extent(0)) - 1;
+  if (s.num_split_rows > 0) {
+    const KernelLaunch scale = spmv_split_scale_launch(s.num_split_rows, a.grid_limit);
+    SPROCKET_CUDA_LAUNCH(scale, a.stream, spmv_split_scale_kernel)(s.split_rows.data(), s.num_split_rows, a.beta,
+                                                                 a.y, a.y_stride);
+    check_launch("Sprocket::spmv", "spmv_split_scale_kernel");
+  }
+  if (num_blocks + s.num_split_chunks <= 0) return;
+  const KernelLaunch launch = spmv_row_blocks_launch(num_blocks, s.num_split_chunks, a.grid_limit);
+  SPROCKET_CUDA_LAUNCH(launch, a.stream, spmv_row_blocks_kernel)(
+      a.row_map, a.entries, a.values, a.bounds, num_blocks, s.split_row_threshold, s.split_rows.data(),
+      s.split_chunk_begin.data(), s.chunk_split_index.data(), s.num_split_chunks, s.split_chunk, a.alpha, a.x,
+      a.x_stride, a.beta, a.y, a.y_stride);
+  check_launch("Sprocket::spmv", "spmv_row_blocks_kernel");
+}
+
 /// y = alpha * A * x + beta * y for rank-1 x and y (mode N), every bin then the split rows, on
 /// `space`: Kokkos::Cuda, or the emulated device of the CPU emulation (stream_of, grid_limit are
 /// found by argument-dependent lookup). Float and double with y of the scalar's type only
@@ -216,6 +249,7 @@ void spmv_apply(const Space& space, const SpmvAnalysis<CrsType>& analysis, Scala
       static_cast<int64_t>(x.stride(0)),
       y.data(),
       static_cast<int64_t>(y.stride(0))};
+  if (s.row_blocks) return spmv_launch_row_blocks(args, s);
   for (const auto& bin : s.bins) spmv_launch_bin(args, bin);
   spmv_launch_split_rows(args, s);
 }

@@ -17,6 +17,7 @@
 // differs between nvcc and the host compiler.
 #include <Kokkos_Core.hpp>
 
+#include "Sprocket_Spmv.hpp"
 #include "impl/common/cuda/cuda_device.cuh"
 
 #if defined(KOKKOS_ENABLE_CUDA) || defined(SPROCKET_CUDA_EMULATION)
@@ -60,19 +61,6 @@ __device__ __forceinline__ void spmv_store(YValue* y, Scalar alpha, Scalar sum, 
     *y = static_cast<YValue>(beta * static_cast<Scalar>(*y) + alpha * sum);
 }
 
-/// Atomic y += v (native atomicAdd for float, and for double on sm_60+).
-template <class YValue>
-__device__ __forceinline__ void spmv_atomic_add(YValue* y, YValue v) {
-#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ < 600)
-  if constexpr (std::is_same_v<YValue, double>)
-    Kokkos::atomic_add(y, v);
-  else
-    atomicAdd(y, v);
-#else
-  atomicAdd(y, v);
-#endif
-}
-
 /// Butterfly sum over groups of Width consecutive lanes (Width a power of two <= 32); every lane of
 /// a group ends with the group's total. `mask` names the lanes executing the call: the group's own
 /// lanes, so groups of one warp may diverge (different row lengths, idle slots).
@@ -112,6 +100,39 @@ __device__ __forceinline__ Scalar spmv_block_sum(Scalar v, Scalar* buffer) {
     v = spmv_group_sum<warps>(v, 0xffffffffu);
   }
   return v;
+}
+
+/// The calling thread's share of sum_{begin <= k < end} A(k) x(col k): entries begin +
+/// threadIdx.x, begin + threadIdx.x + 256, ... (a block's threads read consecutive entries).
+template <class Scalar, class Ordinal, class Value, class XValue>
+__device__ __forceinline__ Scalar spmv_block_range_part(const Ordinal* __restrict__ entries,
+                                                        const Value* __restrict__ values, int64_t begin, int64_t end,
+                                                        const XValue* __restrict__ x, int64_t x_stride) {
+  Scalar sum = 0;
+  for (int64_t k = begin + threadIdx.x; k < end; k += spmv_block_size)
+    sum += static_cast<Scalar>(ldg(values + k)) *
+           static_cast<Scalar>(ldg(x + static_cast<int64_t>(ldg(entries + k)) * x_stride));
+  return sum;
+}
+
+/// Split-row chunk c: the block reduces its entries (spmv_block_sum on `buffer`) and thread 0 adds
+/// alpha * partial into y(r) atomically. Chunk c belongs to split row chunk_split_index[c] and
+/// covers `chunk` entries of it from its (c - split_chunk_begin[i])-th chunk on.
+template <class Offset, class Ordinal, class Value, class XValue, class YValue, class Scalar>
+__device__ __forceinline__ void spmv_split_chunk(int64_t c, const Offset* __restrict__ row_map,
+                                                 const Ordinal* __restrict__ entries, const Value* __restrict__ values,
+                                                 const Ordinal* __restrict__ split_rows,
+                                                 const int64_t* __restrict__ split_chunk_begin,
+                                                 const Ordinal* __restrict__ chunk_split_index, int64_t chunk,
+                                                 Scalar alpha, const XValue* __restrict__ x, int64_t x_stride,
+                                                 YValue* y, int64_t y_stride, Scalar* buffer) {
+  const int64_t i = ldg(chunk_split_index + c);
+  const int64_t r = ldg(split_rows + i);
+  const int64_t row_end = static_cast<int64_t>(ldg(row_map + r + 1));
+  const int64_t begin = static_cast<int64_t>(ldg(row_map + r)) + (c - ldg(split_chunk_begin + i)) * chunk;
+  const int64_t end = begin + chunk < row_end ? begin + chunk : row_end;
+  const Scalar sum = spmv_block_sum(spmv_block_range_part<Scalar>(entries, values, begin, end, x, x_stride), buffer);
+  if (threadIdx.x == 0) atomic_add(y + r * y_stride, static_cast<YValue>(alpha * sum));
 }
 
 /// kernel-serial: one thread per (virtual row, row in it) slot, slot = vi * U + j. Threads of a
@@ -192,11 +213,8 @@ __global__ void __launch_bounds__(spmv_block_size)
     for (int64_t r = static_cast<int64_t>(ldg(bounds + v)); r < r_end; ++r) {
       const int64_t begin = static_cast<int64_t>(ldg(row_map + r));
       const int64_t end = static_cast<int64_t>(ldg(row_map + r + 1));
-      Scalar sum = 0;
-      for (int64_t k = begin + threadIdx.x; k < end; k += spmv_block_size)
-        sum += static_cast<Scalar>(ldg(values + k)) *
-               static_cast<Scalar>(ldg(x + static_cast<int64_t>(ldg(entries + k)) * x_stride));
-      sum = spmv_block_sum(sum, buffers[parity]);
+      const Scalar sum =
+          spmv_block_sum(spmv_block_range_part<Scalar>(entries, values, begin, end, x, x_stride), buffers[parity]);
       parity ^= 1;
       if (threadIdx.x == 0) spmv_store(y + r * y_stride, alpha, sum, beta);
     }
@@ -229,18 +247,86 @@ __global__ void __launch_bounds__(spmv_block_size)
   SPROCKET_CUDA_SHARED(Scalar, buffers, [2][spmv_block_size / spmv_warp_size]);
   int parity = 0;
   for (int64_t c = blockIdx.x; c < num_chunks; c += gridDim.x) {
-    const int64_t i = ldg(chunk_split_index + c);
-    const int64_t r = ldg(split_rows + i);
-    const int64_t row_end = static_cast<int64_t>(ldg(row_map + r + 1));
-    const int64_t begin = static_cast<int64_t>(ldg(row_map + r)) + (c - ldg(split_chunk_begin + i)) * chunk;
-    const int64_t end = begin + chunk < row_end ? begin + chunk : row_end;
-    Scalar sum = 0;
-    for (int64_t k = begin + threadIdx.x; k < end; k += spmv_block_size)
-      sum += static_cast<Scalar>(ldg(values + k)) *
-             static_cast<Scalar>(ldg(x + static_cast<int64_t>(ldg(entries + k)) * x_stride));
-    sum = spmv_block_sum(sum, buffers[parity]);
+    spmv_split_chunk(c, row_map, entries, values, split_rows, split_chunk_begin, chunk_split_index, chunk, alpha, x,
+                     x_stride, y, y_stride, buffers[parity]);
     parity ^= 1;
-    if (threadIdx.x == 0) spmv_atomic_add(y + r * y_stride, static_cast<YValue>(alpha * sum));
+  }
+}
+
+/// Lanes per row when a row block's `rows` rows (1 <= rows <= spmv_block_size) are reduced from
+/// shared memory: the largest power of two <= 32 with rows * lanes <= spmv_block_size, so every
+/// row gets a group of lanes and a block of few rows still uses whole warps.
+__device__ __forceinline__ int spmv_row_block_lanes(int64_t rows) {
+  int lanes = 1;
+  while (lanes < spmv_warp_size && rows * lanes * 2 <= spmv_block_size) lanes *= 2;
+  return lanes;
+}
+
+/// Row blocks (SpmvBinning::row_blocks), one launch for every row. Blocks [0, num_blocks) of the
+/// grid-stride loop are the schedule's row blocks (vrow_bounds), the rest the split rows' chunks.
+///  - A block of rows holding at most Entries entries: the 256 threads read its entries
+///    consecutively (coalesced, the same work for every block whatever the row lengths) and stage
+///    the products in shared memory with the rows' starts, then a group of lanes per row
+///    (spmv_row_block_lanes) sums the row's products and lane 0 writes y. No atomics: the same
+///    result on every run. (Each thread summing 4 consecutive products into the rows' shared sums
+///    by shared-memory atomics, the same work for every thread, was slower on an H200, 2026-11-28:
+///    gen:rmat:scale=20,ef=16 0.37 against 0.33 ms, gen:poisson3d:n=128 0.138 against 0.113.)
+///  - One row longer than Entries and at most split_threshold: the block strides over it and
+///    reduces as team_per_row does.
+///  - One row longer than split_threshold: skipped here; its chunks (blocks num_blocks onwards)
+///    add alpha * partial into y atomically, y having been scaled by spmv_split_scale_kernel in
+///    the launch before.
+template <class Offset, class Ordinal, class Value, class XValue, class YValue, class Scalar>
+__global__ void __launch_bounds__(spmv_block_size)
+    spmv_row_blocks_kernel(const Offset* __restrict__ row_map, const Ordinal* __restrict__ entries,
+                           const Value* __restrict__ values, const Ordinal* __restrict__ bounds, int64_t num_blocks,
+                           int64_t split_threshold, const Ordinal* __restrict__ split_rows,
+                           const int64_t* __restrict__ split_chunk_begin, const Ordinal* __restrict__ chunk_split_index,
+                           int64_t num_chunks, int64_t chunk, Scalar alpha, const XValue* __restrict__ x,
+                           int64_t x_stride, Scalar beta, YValue* y, int64_t y_stride) {
+  constexpr int64_t Entries = SpmvSchedule::row_block_entries;
+  static_assert(SpmvSchedule::row_block_rows == spmv_block_size, "one thread per row at most when reducing");
+  SPROCKET_CUDA_SHARED(Scalar, products, [Entries]);
+  SPROCKET_CUDA_SHARED(int, starts, [spmv_block_size + 1]);
+  SPROCKET_CUDA_SHARED(Scalar, buffers, [2][spmv_block_size / spmv_warp_size]);
+  int parity = 0;
+  for (int64_t b = blockIdx.x; b < num_blocks + num_chunks; b += gridDim.x) {
+    if (b >= num_blocks) {
+      spmv_split_chunk(b - num_blocks, row_map, entries, values, split_rows, split_chunk_begin, chunk_split_index,
+                       chunk, alpha, x, x_stride, y, y_stride, buffers[parity]);
+      parity ^= 1;
+      continue;
+    }
+    const int64_t r0 = ldg(bounds + b), r1 = ldg(bounds + b + 1);
+    const int64_t e0 = static_cast<int64_t>(ldg(row_map + r0)), e1 = static_cast<int64_t>(ldg(row_map + r1));
+    const int64_t n = e1 - e0;
+    // Analysis gives a row longer than Entries or than split_threshold a block of its own.
+    if (r1 - r0 == 1 && (n > Entries || n > split_threshold)) {
+      if (n > split_threshold) continue;  // a split row: its chunks
+      const Scalar sum =
+          spmv_block_sum(spmv_block_range_part<Scalar>(entries, values, e0, e1, x, x_stride), buffers[parity]);
+      parity ^= 1;
+      if (threadIdx.x == 0) spmv_store(y + r0 * y_stride, alpha, sum, beta);
+      continue;
+    }
+    const int64_t rows = r1 - r0;
+#pragma unroll 4
+    for (int64_t k = threadIdx.x; k < n; k += spmv_block_size)
+      products[k] = static_cast<Scalar>(ldg(values + e0 + k)) *
+                    static_cast<Scalar>(ldg(x + static_cast<int64_t>(ldg(entries + e0 + k)) * x_stride));
+    for (int64_t i = threadIdx.x; i <= rows; i += spmv_block_size)
+      starts[i] = static_cast<int>(static_cast<int64_t>(ldg(row_map + r0 + i)) - e0);
+    __syncthreads();
+    const int lanes = spmv_row_block_lanes(rows);
+    const int64_t row = threadIdx.x / lanes;
+    const int lane = threadIdx.x % lanes;
+    Scalar sum = 0;
+    if (row < rows)
+      for (int k = starts[row] + lane; k < starts[row + 1]; k += lanes) sum += products[k];
+    // lanes is the same for the whole block: every lane of every warp takes part in each shuffle.
+    for (int offset = lanes / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    if (row < rows && lane == 0) spmv_store(y + (r0 + row) * y_stride, alpha, sum, beta);
+    __syncthreads();  // the next block's staging overwrites products and starts
   }
 }
 
