@@ -102,6 +102,14 @@ struct SpmmHostWorkspace {
   }
   SpmmHostWorkspace& operator=(SpmmHostWorkspace&&) = default;
   ~SpmmHostWorkspace() = default;
+
+  /// `view` (packed or scratch) grown to at least n scalars (contents not kept); its data. (The
+  /// CUDA csr_rows path grows through it; the host kernels still grow theirs in place.)
+  static Scalar* at_least(Kokkos::View<Scalar*, Device>& view, int64_t n, const char* label) {
+    if (static_cast<int64_t>(view.extent(0)) < n)
+      view = Kokkos::View<Scalar*, Device>(Kokkos::ViewAllocateWithoutInitializing(label), n);
+    return view.data();
+  }
 };
 
 /// What the plan computed once, on the plan's device, as every backend's spmm_apply receives it.

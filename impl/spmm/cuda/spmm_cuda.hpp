@@ -426,25 +426,19 @@ void spmm_csr_rows(const Space& space, const Layout& L, Scalar alpha, const BVie
   if (alpha == Scalar(0)) return spmm_scale(stream, grid_limit(space), c, beta);
 
   const int64_t K = a.K;
-  const bool b_column_major = spmm_column_major(spmm_dense<const Scalar>(B)), c_column_major = spmm_column_major(c);
-  if (b_column_major) {
-    const SpmmDense<const Scalar> b = spmm_dense<const Scalar>(B);
-    if (static_cast<int64_t>(L.workspace.packed.extent(0)) < b.rows * K)
-      L.workspace.packed = decltype(L.workspace.packed)(
-          Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmm::row_major_B"), b.rows * K);
+  const SpmmDense<const Scalar> b{a.B, L.num_cols, K, a.b_row_stride, a.b_col_stride};
+  const bool c_column_major = spmm_column_major(c);
+  if (spmm_column_major(b)) {
+    a.B = L.workspace.at_least(L.workspace.packed, b.rows * K, "Sprocket::spmm::row_major_B");
     const KernelLaunch t = spmm_transpose_launch(b.rows, K, grid_limit(space));
     SPROCKET_CUDA_LAUNCH(t, stream, spmm_transpose_kernel<true, Scalar>)(b.data, L.workspace.packed.data(), b.rows, K,
                                                                         b.col_stride, Scalar(0));
     check_launch("Sprocket::spmm", "spmm_transpose_kernel");
-    a.B = L.workspace.packed.data();
     a.b_row_stride = K;
     a.b_col_stride = 1;
   }
   if (c_column_major) {
-    if (static_cast<int64_t>(L.workspace.scratch.extent(0)) < c.rows * K)
-      L.workspace.scratch = decltype(L.workspace.scratch)(
-          Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmm::row_major_C"), c.rows * K);
-    a.C = L.workspace.scratch.data();
+    a.C = L.workspace.at_least(L.workspace.scratch, c.rows * K, "Sprocket::spmm::row_major_C");
     a.c_row_stride = K;
     a.c_col_stride = 1;
     a.beta = Scalar(0);  // beta * C is added by the copy back
