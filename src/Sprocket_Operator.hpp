@@ -118,6 +118,37 @@ void check_apply_extents(const char* who, Mode mode, int64_t rows, int64_t cols,
                      y.extent(1));
 }
 
+/// The rank-1 View types an operator compiled once by the library (impl/common/eti.hpp) is
+/// compiled for: x and y unmanaged, contiguous or strided, in Device's memory space.
+template <class Scalar, class Device>
+struct CompiledVectors {
+  using unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  using const_contiguous = Kokkos::View<const Scalar*, Kokkos::LayoutLeft, Device, unmanaged>;
+  using contiguous = Kokkos::View<Scalar*, Kokkos::LayoutLeft, Device, unmanaged>;
+  using const_strided = Kokkos::View<const Scalar*, Kokkos::LayoutStride, Device, unmanaged>;
+  using strided = Kokkos::View<Scalar*, Kokkos::LayoutStride, Device, unmanaged>;
+};
+
+/// Whether rank-1 x and y can be seen as CompiledVectors<Scalar, Device>: Scalar values (y not
+/// const) in Device's memory space. Other Views take an operator's generic route.
+template <class Scalar, class Device, class XView, class YView>
+inline constexpr bool compiled_vectors_fit_v =
+    std::is_same_v<typename XView::non_const_value_type, Scalar> && std::is_same_v<typename YView::value_type, Scalar> &&
+    std::is_same_v<typename XView::memory_space, typename Device::memory_space> &&
+    std::is_same_v<typename YView::memory_space, typename Device::memory_space>;
+
+/// f(x, y) with x and y as the contiguous CompiledVectors when both have unit stride, else as the
+/// strided ones (a caller's layout then never multiplies the instantiations of f's target).
+template <class Scalar, class Device, class XView, class YView, class F>
+void with_compiled_vectors(const XView& x, const YView& y, F&& f) {
+  using V = CompiledVectors<Scalar, Device>;
+  const auto unit = [](const auto& v) { return v.extent(0) <= 1 || v.stride(0) == 1; };
+  if (unit(x) && unit(y))
+    return f(typename V::const_contiguous(x.data(), x.extent(0)), typename V::contiguous(y.data(), y.extent(0)));
+  f(typename V::const_strided(x.data(), Kokkos::LayoutStride(x.extent(0), x.stride(0))),
+    typename V::strided(y.data(), Kokkos::LayoutStride(y.extent(0), y.stride(0))));
+}
+
 /// Writes an operator's public apply() once for all operators (CRTP). apply() parses the mode,
 /// checks ranks and extents (InvalidArgument naming the sizes), applies rank-2 Views column by
 /// column and hands each vector to Derived::apply_vector(space, mode, alpha, x, beta, y).
@@ -125,11 +156,16 @@ void check_apply_extents(const char* who, Mode mode, int64_t rows, int64_t cols,
 /// apply_vector (private is fine: befriend LinearOperator). An operator whose kernel handles
 /// several vectors at once (SpMM) sets `static constexpr bool native_multivector = true` and
 /// provides apply_multivector(space, mode, alpha, X, beta, Y) for rank-2 Views instead of the
-/// column-by-column loop; the others inherit native_multivector = false from here.
+/// column-by-column loop; the others inherit native_multivector = false from here. An operator
+/// the library compiles once (impl/common/eti.hpp) sets `static constexpr bool
+/// compiled_vectors = true` and provides apply_compiled(space, mode, alpha, x, beta, y) for the
+/// two CompiledVectors<Scalar, Derived::device_type> pairs: vectors that fit them go there
+/// (whatever the caller's layout), the others to apply_vector.
 template <class Derived, class ExecSpace, class Scalar>
 class LinearOperator {
  public:
   static constexpr bool native_multivector = false;
+  static constexpr bool compiled_vectors = false;
 
   /// y = alpha * op(A) * x + beta * y on a default instance of the execution space.
   template <class XView, class YView>
@@ -149,11 +185,24 @@ class LinearOperator {
       self.apply_multivector(space, m, alpha, x, beta, y);
     } else if constexpr (XView::rank == 2) {
       for (size_t j = 0; j < x.extent(1); ++j)
-        self.apply_vector(space, m, alpha, Kokkos::subview(x, Kokkos::ALL(), j), beta,
-                          Kokkos::subview(y, Kokkos::ALL(), j));
+        apply_one(self, space, m, alpha, Kokkos::subview(x, Kokkos::ALL(), j), beta,
+                  Kokkos::subview(y, Kokkos::ALL(), j));
     } else {
-      self.apply_vector(space, m, alpha, x, beta, y);
+      apply_one(self, space, m, alpha, x, beta, y);
     }
+  }
+
+ private:
+  template <class XView, class YView>
+  static void apply_one(const Derived& self, const ExecSpace& space, Mode m, Scalar alpha, const XView& x,
+                        Scalar beta, const YView& y) {
+    if constexpr (Derived::compiled_vectors) {
+      if constexpr (compiled_vectors_fit_v<Scalar, typename Derived::device_type, XView, YView>) {
+        return with_compiled_vectors<Scalar, typename Derived::device_type>(
+            x, y, [&](const auto& xc, const auto& yc) { self.apply_compiled(space, m, alpha, xc, beta, yc); });
+      }
+    }
+    self.apply_vector(space, m, alpha, x, beta, y);
   }
 };
 

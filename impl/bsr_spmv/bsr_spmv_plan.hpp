@@ -2,17 +2,17 @@
 // BsrSpmvPlan (declared in Sprocket_BsrSpmv.hpp): validates the options, resolves the backend and
 // runs the analysis once at construction (impl/bsr_spmv/bsr_spmv_analysis.hpp); apply() hands
 // every vector to the dispatch (impl/bsr_spmv/bsr_spmv_dispatch.hpp), which makes every routing
-// decision. Device code lives in free functions (nvcc refuses extended lambdas in private member
-// functions).
+// decision. Those members are defined in impl/bsr_spmv/bsr_spmv_plan_def.hpp and compiled once by
+// the library for the combinations of impl/common/eti.hpp (impl/bsr_spmv/eti/), which this header
+// declares extern; apply() routes x and y of any layout to one of two View pairs first. Device
+// code lives in free functions (nvcc refuses extended lambdas in private member functions).
 #include <Kokkos_Core.hpp>
 #include <sstream>
 #include <string>
 #include <type_traits>
 
-#include "Sprocket_Validate.hpp"
 #include "impl/bsr_spmv/bsr_spmv_analysis.hpp"
-#include "impl/common/same_pattern.hpp"
-#include "impl/bsr_spmv/bsr_spmv_dispatch.hpp"
+#include "impl/common/eti.hpp"
 
 namespace Sprocket {
 
@@ -31,8 +31,7 @@ class BsrSpmvPlan : public Impl::LinearOperator<BsrSpmvPlan<BsrType>, typename B
   using execution_space = typename BsrType::execution_space;
   using device_type = typename BsrType::device_type;
 
-  explicit BsrSpmvPlan(const BsrType& A, const BsrSpmvOptions& options = {})
-      : options_(options), choice_(choose(A, options)), analysis_(Impl::make_bsr_spmv_analysis(A, choice_, options)) {}
+  explicit BsrSpmvPlan(const BsrType& A, const BsrSpmvOptions& options = {});
 
   /// New values: A must have the plan's block size and block pattern (InvalidArgument otherwise).
   /// Checks a matrix declared symmetric again (InvalidArgument if it no longer is) and refreshes
@@ -40,14 +39,7 @@ class BsrSpmvPlan : public Impl::LinearOperator<BsrSpmvPlan<BsrType>, typename B
   /// in-place change and this call depends on the kernel, never on the mode (describe() says it;
   /// Sprocket_Operator.hpp: "Values").
   void update_values(const BsrType& A) { update_values(execution_space(), A); }
-  void update_values(const execution_space& space, const BsrType& A) {
-    const BsrType& P = analysis_.A;
-    SPROCKET_REQUIRE(A.block_size() == P.block_size(), "BsrSpmvPlan::update_values: A has blocks of ", A.block_size(),
-                     "x", A.block_size(), " but the plan was built for ", P.block_size(), "x", P.block_size());
-    Impl::require_same_pattern(space, "BsrSpmvPlan::update_values", A.num_block_rows(), A.num_block_cols(), A.row_map,
-                               A.entries, P.num_block_rows(), P.num_block_cols(), P.row_map, P.entries, "blocks");
-    Impl::bsr_spmv_update_values(analysis_, A);
-  }
+  void update_values(const execution_space& space, const BsrType& A);
   /// The values of the matrix the plan was built on (or last updated with), re-read.
   [[deprecated("call update_values(A): the same for every plan")]] void update_values() { update_values(analysis_.A); }
 
@@ -67,56 +59,43 @@ class BsrSpmvPlan : public Impl::LinearOperator<BsrSpmvPlan<BsrType>, typename B
   /// The device-side analysis every backend reads (A, host parts, padded or packed copies).
   const Impl::BsrSpmvAnalysis<BsrType>& analysis() const { return analysis_; }
 
-  std::string describe() const {
-    const BsrType& A = analysis_.A;
-    std::ostringstream os;
-    os << "BsrSpmvPlan<" << (std::is_same_v<scalar_type, float> ? "float" : "double") << "> on "
-       << execution_space::name() << "\n  " << A.num_block_rows() << " x " << A.num_block_cols() << " blocks of "
-       << A.block_size() << "x" << A.block_size() << ", " << A.num_blocks() << " stored blocks (" << A.nnz()
-       << " scalars)\n  kernel " << to_string(choice_.kernel) << ", backend " << to_string(choice_.backend);
-    if (choice_.backend == Backend::native)
-      os << " (" << (Impl::is_host_space_v<execution_space> ? "host" : "CUDA") << ")";
-    os << ": " << choice_.why;
-    if (analysis_.num_parts > 0) os << "\n  " << analysis_.num_parts << " host parts";
-    if (choice_.kernel == BsrKernel::padded) os << ", block rows padded to " << (A.block_size() + 7) / 8 * 8 << " scalars";
-    if (choice_.kernel == BsrKernel::symmetric)
-      os << "\n  reads a packed copy of the diagonal and upper blocks only: " << analysis_.upper_entries.extent(0)
-         << " of " << A.num_blocks() << " stored blocks (refreshed by update_values(A)); " << analysis_.spill_size
-         << " scalars of spill workspace per apply";
-    if (options_.symmetric)
-      os << "\n  declared symmetric (checked at analysis): mode T runs the mode N kernel";
-    else
-      os << "\n  mode T: atomic scatter (portable backend)" << (choice_.kernel == BsrKernel::padded ? " over the padded copy" : "");
-    if (choice_.kernel == BsrKernel::padded || choice_.kernel == BsrKernel::symmetric)
-      os << "\n  values: the plan's copy, both modes; refreshed by update_values(A)\n";
-    else
-      os << "\n  values: read from A's values View at every apply (no copy), both modes\n";
-    return os.str();
-  }
+  std::string describe() const;
 
  private:
-  static Impl::BsrSpmvChoice choose(const BsrType& A, const BsrSpmvOptions& options) {
-    Sprocket::validate(A, "BsrSpmvPlan");  // A's structure, once: the kernels index x and y through it unchecked
-    Impl::check_bsr_spmv_options(options);
-    const Backend backend = Impl::bsr_spmv_resolve_backend<execution_space>(options.backend);
-    Impl::BsrSpmvTarget target;
-    target.host = Impl::is_host_space_v<execution_space>;
-    target.cuda = Impl::is_cuda_space_v<execution_space>;
-    target.space_name = execution_space::name();
-    target.block_size = A.block_size();
-    target.value_bytes = int64_t(A.values.extent(0)) * int64_t(sizeof(scalar_type));
-    return Impl::bsr_spmv_choose(options, backend, target);
-  }
+  static Impl::BsrSpmvChoice choose(const BsrType& A, const BsrSpmvOptions& options);
 
+  /// x and y of the plan's scalar type in its memory space reach apply_compiled, as one of two
+  /// View pairs (contiguous, strided) whatever their layout; others reach apply_vector.
+  static constexpr bool compiled_vectors = true;
+  using vectors = Impl::CompiledVectors<scalar_type, device_type>;
+  void apply_compiled(const execution_space& space, Mode mode, scalar_type alpha,
+                      const typename vectors::const_contiguous& x, scalar_type beta,
+                      const typename vectors::contiguous& y) const;
+  void apply_compiled(const execution_space& space, Mode mode, scalar_type alpha,
+                      const typename vectors::const_strided& x, scalar_type beta,
+                      const typename vectors::strided& y) const;
   template <class XView, class YView>
   void apply_vector(const execution_space& space, Mode mode, scalar_type alpha, const XView& x, scalar_type beta,
-                    const YView& y) const {
-    Impl::bsr_spmv_dispatch(space, analysis_, mode, alpha, x, beta, y);
-  }
+                    const YView& y) const;
 
   BsrSpmvOptions options_;
   Impl::BsrSpmvChoice choice_;
   Impl::BsrSpmvAnalysis<BsrType> analysis_;
 };
 
+namespace Impl {
+/// The block matrix of one listed combination (impl/common/eti.hpp).
+template <class Scalar, class Offset, class ExecSpace>
+using EtiBsr = BsrMatrix<Scalar, int, Kokkos::Device<ExecSpace, typename ExecSpace::memory_space>, Offset>;
+}  // namespace Impl
+
+#ifdef SPROCKET_ETI
+#define SPROCKET_BSR_SPMV_PLAN_EXTERN(Scalar, Offset, ExecSpace) \
+  extern template class BsrSpmvPlan<Impl::EtiBsr<Scalar, Offset, ExecSpace>>;
+SPROCKET_ETI_FOR_EACH(SPROCKET_BSR_SPMV_PLAN_EXTERN)
+#undef SPROCKET_BSR_SPMV_PLAN_EXTERN
+#endif
+
 }  // namespace Sprocket
+
+#include "impl/bsr_spmv/bsr_spmv_plan_def.hpp"

@@ -3,7 +3,10 @@
 // checks (impl/sddmm/sddmm_dispatch.hpp), the pattern checks and the analysis (tiles of
 // consecutive nonzeros, host parts, optionally the ASpT analysis of SpMM, built or shared),
 // kept in one Impl::SddmmAnalysis; apply() checks the operands and hands everything to the
-// dispatch. Device code lives in free functions (nvcc refuses extended lambdas in private member
+// dispatch; apply() turns A and B of any layout into strided Views first. The members that
+// analyse and run kernels are defined after the class and compiled once by the library for the
+// combinations of impl/common/eti.hpp (impl/sddmm/eti/), declared extern here. Device code lives
+// in free functions (nvcc refuses extended lambdas in private member
 // functions).
 #include <Kokkos_Core.hpp>
 #include <iomanip>
@@ -12,6 +15,7 @@
 #include <type_traits>
 
 #include "Sprocket_Spmm.hpp"
+#include "impl/common/eti.hpp"
 #include "impl/common/same_pattern.hpp"
 #include "impl/sddmm/sddmm_analysis.hpp"
 #include "impl/sddmm/sddmm_dispatch.hpp"
@@ -74,50 +78,17 @@ class SddmmPlan {
   using values_view = Kokkos::View<const scalar_type*, device_type>;
 
   /// S in CSR. Builds the ASpT analysis when aspt is forced or options.build_tiles.
-  explicit SddmmPlan(const CrsType& S, const SddmmOptions& options = {}) : options_(options) {
-    init_csr(S);
-    if (analysis_.backend == Backend::native &&
-        (options.kernel == SddmmKernel::aspt || options.build_tiles))
-      build_tiles(S);
-    finish();
-  }
+  explicit SddmmPlan(const CrsType& S, const SddmmOptions& options = {});
 
   /// S in CSR, sharing the ASpT analysis of an SpmmPlan over S (one analysis for SpMM and SDDMM,
   /// as the paper's section 5); the SpmmPlan may be destroyed afterwards. Its tiling is used when
   /// both plans run native kernels; otherwise this plan builds its own when aspt is forced.
-  explicit SddmmPlan(const SpmmPlan<CrsType>& spmm, const SddmmOptions& options = {}) : options_(options) {
-    init_csr(spmm.matrix(), /*check=*/false);  // the SpmmPlan's analysis has checked the pattern
-    if (analysis_.backend == Backend::native && spmm.backend() == Backend::native) {
-      Impl::sddmm_adopt_tiles<execution_space>(analysis_, spmm.analysis(), spmm.tiling(), spmm.stats().heavy_nnz, true);
-      tile_stats_ = spmm.stats();
-    } else if (analysis_.backend == Backend::native && options.kernel == SddmmKernel::aspt) {
-      build_tiles(spmm.matrix());
-    }
-    finish();
-  }
+  explicit SddmmPlan(const SpmmPlan<CrsType>& spmm, const SddmmOptions& options = {});
 
   /// S in COO: nnz row indices, column indices and values, any order (runs nonzero_tiles; aspt
   /// throws InvalidArgument). The plan keeps the Views (their values are read at every apply).
   SddmmPlan(int64_t num_rows, int64_t num_cols, const index_view& row_indices, const index_view& col_indices,
-            const values_view& values, const SddmmOptions& options = {})
-      : options_(options) {
-    const int64_t nnz = col_indices.extent(0);
-    resolve(true);
-    SPROCKET_REQUIRE(static_cast<int64_t>(values.extent(0)) == nnz, "SddmmPlan: ", values.extent(0), " values for ",
-                     nnz, " entries");
-    SPROCKET_REQUIRE(static_cast<int64_t>(row_indices.extent(0)) == nnz, "SddmmPlan: ", row_indices.extent(0),
-                     " row indices for ", nnz, " column indices");
-    Impl::sddmm_check_pattern("SddmmPlan", num_rows, num_cols, Kokkos::View<const offset_type*, device_type>(),
-                              row_indices, col_indices, nnz);
-    analysis_.coo = true;
-    analysis_.num_rows = num_rows;
-    analysis_.num_cols = num_cols;
-    analysis_.nnz = nnz;
-    analysis_.row_indices = row_indices;
-    analysis_.entries = col_indices;
-    analysis_.values = values;
-    finish();
-  }
+            const values_view& values, const SddmmOptions& options = {});
 
   int64_t num_rows() const { return analysis_.num_rows; }
   int64_t num_cols() const { return analysis_.num_cols; }
@@ -129,17 +100,7 @@ class SddmmPlan {
   /// values changed in place are read by the next apply even without this call
   /// (Sprocket_Operator.hpp: "Values").
   void update_values(const CrsType& S) { update_values(execution_space(), S); }
-  void update_values(const execution_space& space, const CrsType& S) {
-    SPROCKET_REQUIRE(!analysis_.coo, "SddmmPlan::update_values: the plan was built from COO arrays; pass new values "
-                                     "with update_values(values)");
-    Impl::require_same_pattern(space, "SddmmPlan::update_values", S.numRows(), S.numCols(), S.graph.row_map,
-                               S.graph.entries, num_rows(), num_cols(), analysis_.row_map, analysis_.entries);
-    SPROCKET_REQUIRE(static_cast<int64_t>(S.values.extent(0)) == nnz(), "SddmmPlan::update_values: S has ",
-                     S.values.extent(0), " values for ", nnz(), " entries");
-    analysis_.row_map = S.graph.row_map;
-    analysis_.entries = S.graph.entries;
-    analysis_.values = S.values;
-  }
+  void update_values(const execution_space& space, const CrsType& S);
   /// New values of S (a COO plan): nnz of them, in the order of the plan's entries.
   void update_values(const values_view& values) { update_values(execution_space(), values); }
   void update_values(const execution_space&, const values_view& values) {
@@ -208,47 +169,24 @@ class SddmmPlan {
                      " values, S has ", nnz(), " entries");
     SPROCKET_REQUIRE(out.extent(0) <= 1 || out.stride(0) == 1, "SddmmPlan::apply: out must be contiguous (stride ",
                      out.stride(0), ")");
-    Impl::sddmm_apply(space, analysis_, form, alpha, A, B, beta, out);
+    const const_dense a(A.data(), Kokkos::LayoutStride(A.extent(0), A.stride(0), A.extent(1), A.stride(1)));
+    const const_dense b(B.data(), Kokkos::LayoutStride(B.extent(0), B.stride(0), B.extent(1), B.stride(1)));
+    apply_compiled(space, form, alpha, a, b, beta, contiguous_values(out.data(), out.extent(0)));
   }
 
   /// What the plan chose and why: backend, the kernel rule (K is per apply: the choice at K = 32
   /// and 128 shown), the tiles of nonzeros and, with an ASpT analysis, its tiling and counts.
-  std::string describe() const {
-    std::ostringstream os;
-    const analysis_type& a = analysis_;
-    os << "SddmmPlan<" << (std::is_same_v<scalar_type, float> ? "float" : "double") << "> on "
-       << execution_space::name() << "\n  " << num_rows() << " x " << num_cols() << ", nnz " << nnz()
-       << (a.coo ? " (COO)" : " (CSR)") << "\n  backend " << to_string(backend()) << " (" << backend_reason_ << ")";
-    for (int64_t K : {int64_t{32}, int64_t{128}}) {
-      std::string why;
-      const SddmmKernel k = kernel_for(K, &why);
-      os << "\n  kernel at K = " << K << ": " << to_string(k) << " (" << why << ")";
-    }
-    os << "\n  nonzero_tiles: ";
-    if (a.backend == Backend::native && Impl::is_host_space_v<execution_space>) {
-      os << a.num_parts << " host parts of about " << (a.num_parts > 0 ? a.nnz / a.num_parts : 0)
-         << " entries each, dot products along K with "
-         << (Impl::host_has_avx2_fma() ? "AVX2 + FMA (chosen at run time)" : "the build's vector width");
-    } else if (a.backend == Backend::native) {
-      os << a.num_tiles << " tiles of Ts = " << a.tile_nonzeros
-         << " nonzeros (PRedS: integrated interleaving reduction for K <= 32, warp-merged tiling above)";
-    } else {
-      os << a.num_tiles << " team tiles of " << a.tile_nonzeros << " nonzeros, vector lanes along K";
-    }
-    if (a.has_tiles) {
-      os << "\n  aspt: " << (a.tiles_shared ? "shared with an SpmmPlan" : "built by this plan") << ", panel_rows "
-         << a.tiling.panel_rows << ", tile_cols " << a.tiling.tile_cols << ", heavy_threshold "
-         << a.tiling.heavy_threshold << "; " << tile_stats_.num_panels << " panels, " << tile_stats_.num_heavy_tiles
-         << " heavy tiles, heavy nnz " << tile_stats_.heavy_nnz << " (" << std::fixed << std::setprecision(1)
-         << 100.0 * a.heavy_fraction << "%)";
-    } else {
-      os << "\n  aspt: no ASpT analysis";
-    }
-    os << "\n  values: read from S's values View at every apply (no copy)\n";
-    return os.str();
-  }
+  std::string describe() const;
 
  private:
+  /// The View types apply() hands A, B and out to the kernels as (any layout of A and B becomes
+  /// strided; the kernels read strides at run time), so each plan type compiles them once.
+  using unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  using const_dense = Kokkos::View<const scalar_type**, Kokkos::LayoutStride, device_type, unmanaged>;
+  using contiguous_values = Kokkos::View<scalar_type*, Kokkos::LayoutLeft, device_type, unmanaged>;
+  void apply_compiled(const execution_space& space, SddmmForm form, scalar_type alpha, const const_dense& A,
+                      const const_dense& B, scalar_type beta, const contiguous_values& out) const;
+
   void resolve(bool coo) {
     analysis_.backend = Impl::sddmm_resolve_backend<execution_space, scalar_type>(options_.backend, &backend_reason_);
     Impl::sddmm_check_kernel(options_.kernel, analysis_.backend, coo, execution_space::name());
@@ -294,5 +232,114 @@ class SddmmPlan {
   analysis_type analysis_;
   SpmmTilingStats tile_stats_;
 };
+
+// The members that analyse and run kernels, out of the class: non-inline, so that the extern
+// declarations below hold back their instantiation (the library compiles them, impl/sddmm/eti/).
+
+template <class CrsType>
+SddmmPlan<CrsType>::SddmmPlan(const CrsType& S, const SddmmOptions& options) : options_(options) {
+  init_csr(S);
+  if (analysis_.backend == Backend::native &&
+      (options.kernel == SddmmKernel::aspt || options.build_tiles))
+    build_tiles(S);
+  finish();
+}
+
+template <class CrsType>
+SddmmPlan<CrsType>::SddmmPlan(const SpmmPlan<CrsType>& spmm, const SddmmOptions& options) : options_(options) {
+  init_csr(spmm.matrix(), /*check=*/false);  // the SpmmPlan's analysis has checked the pattern
+  if (analysis_.backend == Backend::native && spmm.backend() == Backend::native) {
+    Impl::sddmm_adopt_tiles<execution_space>(analysis_, spmm.analysis(), spmm.tiling(), spmm.stats().heavy_nnz, true);
+    tile_stats_ = spmm.stats();
+  } else if (analysis_.backend == Backend::native && options.kernel == SddmmKernel::aspt) {
+    build_tiles(spmm.matrix());
+  }
+  finish();
+}
+
+template <class CrsType>
+SddmmPlan<CrsType>::SddmmPlan(int64_t num_rows, int64_t num_cols, const index_view& row_indices,
+                              const index_view& col_indices, const values_view& values, const SddmmOptions& options)
+    : options_(options) {
+  const int64_t nnz = col_indices.extent(0);
+  resolve(true);
+  SPROCKET_REQUIRE(static_cast<int64_t>(values.extent(0)) == nnz, "SddmmPlan: ", values.extent(0), " values for ",
+                   nnz, " entries");
+  SPROCKET_REQUIRE(static_cast<int64_t>(row_indices.extent(0)) == nnz, "SddmmPlan: ", row_indices.extent(0),
+                   " row indices for ", nnz, " column indices");
+  Impl::sddmm_check_pattern("SddmmPlan", num_rows, num_cols, Kokkos::View<const offset_type*, device_type>(),
+                            row_indices, col_indices, nnz);
+  analysis_.coo = true;
+  analysis_.num_rows = num_rows;
+  analysis_.num_cols = num_cols;
+  analysis_.nnz = nnz;
+  analysis_.row_indices = row_indices;
+  analysis_.entries = col_indices;
+  analysis_.values = values;
+  finish();
+}
+
+template <class CrsType>
+void SddmmPlan<CrsType>::update_values(const execution_space& space, const CrsType& S) {
+  SPROCKET_REQUIRE(!analysis_.coo, "SddmmPlan::update_values: the plan was built from COO arrays; pass new values "
+                                   "with update_values(values)");
+  Impl::require_same_pattern(space, "SddmmPlan::update_values", S.numRows(), S.numCols(), S.graph.row_map,
+                             S.graph.entries, num_rows(), num_cols(), analysis_.row_map, analysis_.entries);
+  SPROCKET_REQUIRE(static_cast<int64_t>(S.values.extent(0)) == nnz(), "SddmmPlan::update_values: S has ",
+                   S.values.extent(0), " values for ", nnz(), " entries");
+  analysis_.row_map = S.graph.row_map;
+  analysis_.entries = S.graph.entries;
+  analysis_.values = S.values;
+}
+
+template <class CrsType>
+std::string SddmmPlan<CrsType>::describe() const {
+  std::ostringstream os;
+  const analysis_type& a = analysis_;
+  os << "SddmmPlan<" << (std::is_same_v<scalar_type, float> ? "float" : "double") << "> on "
+     << execution_space::name() << "\n  " << num_rows() << " x " << num_cols() << ", nnz " << nnz()
+     << (a.coo ? " (COO)" : " (CSR)") << "\n  backend " << to_string(backend()) << " (" << backend_reason_ << ")";
+  for (int64_t K : {int64_t{32}, int64_t{128}}) {
+    std::string why;
+    const SddmmKernel k = kernel_for(K, &why);
+    os << "\n  kernel at K = " << K << ": " << to_string(k) << " (" << why << ")";
+  }
+  os << "\n  nonzero_tiles: ";
+  if (a.backend == Backend::native && Impl::is_host_space_v<execution_space>) {
+    os << a.num_parts << " host parts of about " << (a.num_parts > 0 ? a.nnz / a.num_parts : 0)
+       << " entries each, dot products along K with "
+       << (Impl::host_has_avx2_fma() ? "AVX2 + FMA (chosen at run time)" : "the build's vector width");
+  } else if (a.backend == Backend::native) {
+    os << a.num_tiles << " tiles of Ts = " << a.tile_nonzeros
+       << " nonzeros (PRedS: integrated interleaving reduction for K <= 32, warp-merged tiling above)";
+  } else {
+    os << a.num_tiles << " team tiles of " << a.tile_nonzeros << " nonzeros, vector lanes along K";
+  }
+  if (a.has_tiles) {
+    os << "\n  aspt: " << (a.tiles_shared ? "shared with an SpmmPlan" : "built by this plan") << ", panel_rows "
+       << a.tiling.panel_rows << ", tile_cols " << a.tiling.tile_cols << ", heavy_threshold "
+       << a.tiling.heavy_threshold << "; " << tile_stats_.num_panels << " panels, " << tile_stats_.num_heavy_tiles
+       << " heavy tiles, heavy nnz " << tile_stats_.heavy_nnz << " (" << std::fixed << std::setprecision(1)
+       << 100.0 * a.heavy_fraction << "%)";
+  } else {
+    os << "\n  aspt: no ASpT analysis";
+  }
+  os << "\n  values: read from S's values View at every apply (no copy)\n";
+  return os.str();
+}
+
+template <class CrsType>
+void SddmmPlan<CrsType>::apply_compiled(const execution_space& space, SddmmForm form, scalar_type alpha,
+                                        const const_dense& A, const const_dense& B, scalar_type beta,
+                                        const contiguous_values& out) const {
+  Impl::sddmm_apply(space, analysis_, form, alpha, A, B, beta, out);
+}
+
+#ifdef SPROCKET_ETI
+#define SPROCKET_SDDMM_PLAN_EXTERN(Scalar, Offset, ExecSpace) \
+  extern template class SddmmPlan<Impl::EtiCrs<Scalar, Offset, ExecSpace>>;
+SPROCKET_ETI_FOR_EACH(SPROCKET_SDDMM_PLAN_EXTERN)
+#undef SPROCKET_SDDMM_PLAN_EXTERN
+#endif
 
 }  // namespace Sprocket

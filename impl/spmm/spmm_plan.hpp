@@ -1,24 +1,22 @@
 #pragma once
-// SpmmPlan (declared in Sprocket_Spmm.hpp): at construction the backend resolution
+// SpmmPlan (declared in Sprocket_Spmm.hpp): the class. At construction the backend resolution
 // (impl/spmm/spmm_dispatch.hpp) and the analysis (impl/spmm/spmm_analysis.hpp: tile layout,
 // reordered copy of A, kernel choice, host parts), kept in one Impl::SpmmAnalysis; apply() hands
 // it to the dispatch with the operands (mode T, shortcuts and the backend files are routed
-// there). Device code lives in free functions (nvcc refuses extended lambdas in private member
-// functions).
+// there). Those members are defined in impl/spmm/spmm_plan_def.hpp and compiled once by the
+// library for the combinations of impl/common/eti.hpp (impl/spmm/eti/), which this header
+// declares extern; apply() turns B and C of any layout into strided Views first, so one View
+// type per plan is compiled. Device code lives in free functions (nvcc refuses extended lambdas
+// in private member functions).
 #include <Kokkos_Core.hpp>
-#include <iomanip>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <type_traits>
 
 #include "Sprocket_Spmv.hpp"
-#include "Sprocket_Validate.hpp"
+#include "impl/common/eti.hpp"
 #include "impl/common/plan_copies.hpp"
-#include "impl/common/same_pattern.hpp"
 #include "impl/spmm/spmm_analysis.hpp"
-#include "impl/spmm/spmm_dispatch.hpp"
-#include "impl/utils/host_isa.hpp"
 
 namespace Sprocket {
 
@@ -44,17 +42,7 @@ class SpmmPlan : public Impl::LinearOperator<SpmmPlan<CrsType>, typename CrsType
 
   /// Resolves the backend and checks the kernel (spmm_dispatch.hpp), fills in the tiling, then
   /// runs the analysis (spmm_analysis.hpp) that builds everything apply() reads.
-  explicit SpmmPlan(const CrsType& A, const SpmmOptions& options = {}) : A_(A), options_(options) {
-    Sprocket::validate(A_, "SpmmPlan");  // A's structure, once: the analysis and the kernels index through it
-    const Backend backend =
-        Impl::spmm_resolve_backend<execution_space, scalar_type>(options.backend, &backend_reason_);
-    Impl::spmm_check_kernel<execution_space>(options.kernel, options.backend, backend);
-    target_ = Impl::spmm_target<execution_space>(backend);
-    tiling_ = Impl::spmm_plan_tiling(options.tiling, target_, sizeof(scalar_type));
-    analysis_ = Impl::spmm_analyse(A_, backend, options.kernel, target_, tiling_, &report_);
-    reordered_ = CrsType("Sprocket::spmm::reordered", A_.numRows(), A_.numCols(), static_cast<offset_type>(nnz()),
-                         analysis_.values, A_.graph.row_map, analysis_.entries);
-  }
+  explicit SpmmPlan(const CrsType& A, const SpmmOptions& options = {});
 
   int64_t num_rows() const { return A_.numRows(); }
   int64_t num_cols() const { return A_.numCols(); }
@@ -93,87 +81,57 @@ class SpmmPlan : public Impl::LinearOperator<SpmmPlan<CrsType>, typename CrsType
   /// which this gathers from A's values; values changed in place reach no apply before this call
   /// (Sprocket_Operator.hpp: "Values").
   void update_values(const CrsType& A) { update_values(execution_space(), A); }
-  void update_values(const execution_space& space, const CrsType& A) {
-    Impl::require_same_crs_pattern(space, "SpmmPlan::update_values", A, A_);
-    // Gathered into a new View, not the old one: copies of this plan share the old one and must
-    // keep their values (Sprocket_Operator.hpp, "Copies").
-    Kokkos::View<scalar_type*, device_type> values(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmm::values"),
-                                                   analysis_.values.extent(0));
-    Impl::spmm_gather_values(space, values, A.values, analysis_.permutation);
-    space.fence();
-    A_ = A;
-    analysis_.values = values;
-    reordered_ = CrsType("Sprocket::spmm::reordered", A_.numRows(), A_.numCols(), static_cast<offset_type>(nnz()),
-                         analysis_.values, A_.graph.row_map, analysis_.entries);
-    if (transpose_) transpose_->update_values(space, reordered_);
-  }
+  void update_values(const execution_space& space, const CrsType& A);
   /// The values of the matrix the plan was built on (or last updated with), re-read.
   [[deprecated("call update_values(A): the same for every plan")]] void update_values() { update_values(A_); }
 
   /// What the plan chose and why: backend (requested or automatic, and what decided), kernel
   /// (forced, or the automatic rule with the numbers it compared), tiling and its counts.
-  std::string describe() const {
-    std::ostringstream os;
-    const SpmmTilingStats& st = stats();
-    os << "SpmmPlan<" << (std::is_same_v<scalar_type, float> ? "float" : "double") << "> on "
-       << execution_space::name() << "\n  " << num_rows() << " x " << num_cols() << ", nnz " << nnz() << ", target "
-       << to_string(target_) << "\n  backend " << to_string(backend()) << " (" << backend_reason_ << ")"
-       << "\n  kernel " << to_string(kernel()) << " (" << report_.kernel_reason << ")";
-    os << "\n  tiling: panel_rows " << tiling_.panel_rows << ", tile_cols " << tiling_.tile_cols
-       << ", heavy_threshold " << tiling_.heavy_threshold
-       << (target_ == SpmmTarget::cuda ? ", conflict-free slots col % tile_cols" : "") << "\n  "
-       << st.num_panels << " panels, " << st.num_heavy_tiles << " heavy tiles";
-    if (st.num_heavy_tiles > 0)
-      os << " (" << std::fixed << std::setprecision(1)
-         << static_cast<double>(report_.num_tile_columns) / static_cast<double>(st.num_heavy_tiles) << " columns each)";
-    os << ", heavy nnz " << st.heavy_nnz << " (" << std::fixed << std::setprecision(1) << 100.0 * heavy_fraction()
-       << "%), light nnz " << st.light_nnz << ", moved to light " << st.moved_to_light << "\n  analysis "
-       << std::setprecision(2) << st.analysis_seconds * 1e3 << " ms";
-    if (analysis_.num_parts > 0) {
-      const bool avx2 = Impl::host_has_avx2_fma();
-      const int vector_bytes = avx2 ? 32 : Impl::host::spmm_vector_bytes;
-      os << ", " << analysis_.num_parts << " host parts balanced by nnz\n  host kernels: "
-         << (avx2 ? "AVX2 + FMA (chosen at run time)" : vector_bytes == 64 ? "AVX-512" : vector_bytes == 32 ? "AVX" : "SSE2")
-         << ", K in register chunks of " << 8 * vector_bytes / static_cast<int>(sizeof(scalar_type))
-         << " scalars; LayoutLeft B copied row-major from K = " << Impl::host::spmm_host_pack_columns;
-    }
-    os << "\n  mode T: SpmvPlan's transpose of the reordered copy, column by column"
-       << "\n  values: the plan's reordered copy, both modes; refreshed by update_values(A)\n";
-    return os.str();
-  }
+  std::string describe() const;
 
  private:
   /// Mode T's plan, built on the first transposed apply over the reordered copy (A with each
   /// row's entries permuted): it reads the same values as mode N, so the two modes never see
   /// different values of A.
-  SpmvPlan<CrsType>& transpose_plan() const {
-    if (!transpose_) {
-      SpmvOptions o;
-      o.backend = analysis_.backend;
-      transpose_ = std::make_shared<SpmvPlan<CrsType>>(reordered_, o);
-    }
-    return *transpose_;
-  }
+  SpmvPlan<CrsType>& transpose_plan() const;
+
+  using unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+  using const_dense = Kokkos::View<const scalar_type**, Kokkos::LayoutStride, device_type, unmanaged>;
+  using dense = Kokkos::View<scalar_type**, Kokkos::LayoutStride, device_type, unmanaged>;
 
   template <class BView, class CView>
-  void apply_multivector(const execution_space& space, Mode mode, scalar_type alpha, const BView& B,
-                         scalar_type beta, const CView& C) const {
+  static void require_operands() {
     static_assert(std::is_same_v<typename BView::non_const_value_type, scalar_type> &&
                       std::is_same_v<typename CView::non_const_value_type, scalar_type>,
                   "SpmmPlan::apply: B and C must hold the matrix's scalar type");
     static_assert(Kokkos::SpaceAccessibility<execution_space, typename BView::memory_space>::accessible &&
                       Kokkos::SpaceAccessibility<execution_space, typename CView::memory_space>::accessible,
                   "SpmmPlan::apply: B and C must be accessible from the matrix's execution space");
-    Impl::spmm_apply(space, analysis_, mode, [this]() -> SpmvPlan<CrsType>& { return transpose_plan(); }, alpha, B,
-                     beta, C);
   }
 
+  /// B and C of any layout, as strided Views of the plan's memory space: the kernels read
+  /// strides at run time (row-major, column-major and strided B and C take their own paths
+  /// there), so one View type per plan is compiled.
+  template <class BView, class CView>
+  void apply_multivector(const execution_space& space, Mode mode, scalar_type alpha, const BView& B,
+                         scalar_type beta, const CView& C) const {
+    require_operands<BView, CView>();
+    apply_dense(space, mode, alpha,
+                const_dense(B.data(), Kokkos::LayoutStride(B.extent(0), B.stride(0), B.extent(1), B.stride(1))), beta,
+                dense(C.data(), Kokkos::LayoutStride(C.extent(0), C.stride(0), C.extent(1), C.stride(1))));
+  }
+
+  /// Rank 1 (K = 1): x and y as one-column strided matrices.
   template <class XView, class YView>
   void apply_vector(const execution_space& space, Mode mode, scalar_type alpha, const XView& x, scalar_type beta,
                     const YView& y) const {
-    Impl::spmm_apply(space, analysis_, mode, [this]() -> SpmvPlan<CrsType>& { return transpose_plan(); }, alpha, x,
-                     beta, y);
+    require_operands<XView, YView>();
+    apply_dense(space, mode, alpha, const_dense(x.data(), Kokkos::LayoutStride(x.extent(0), x.stride(0), 1, 1)), beta,
+                dense(y.data(), Kokkos::LayoutStride(y.extent(0), y.stride(0), 1, 1)));
   }
+
+  void apply_dense(const execution_space& space, Mode mode, scalar_type alpha, const const_dense& B,
+                   scalar_type beta, const dense& C) const;
 
   CrsType A_;
   SpmmOptions options_;
@@ -187,4 +145,13 @@ class SpmmPlan : public Impl::LinearOperator<SpmmPlan<CrsType>, typename CrsType
   mutable Impl::EmptyOnCopy<std::shared_ptr<SpmvPlan<CrsType>>> transpose_;
 };
 
+#ifdef SPROCKET_ETI
+#define SPROCKET_SPMM_PLAN_EXTERN(Scalar, Offset, ExecSpace) \
+  extern template class SpmmPlan<Impl::EtiCrs<Scalar, Offset, ExecSpace>>;
+SPROCKET_ETI_FOR_EACH(SPROCKET_SPMM_PLAN_EXTERN)
+#undef SPROCKET_SPMM_PLAN_EXTERN
+#endif
+
 }  // namespace Sprocket
+
+#include "impl/spmm/spmm_plan_def.hpp"

@@ -1,21 +1,26 @@
 #pragma once
-// SpmvPlan: validation and analysis once at construction (impl/spmv/spmv_analysis.hpp, optional
-// autotune: impl/spmv/spmv_autotune.hpp), apply() through impl/spmv/spmv_dispatch.hpp, describe().
-// Declared in Sprocket_Spmv.hpp.
+// SpmvPlan (declared in Sprocket_Spmv.hpp): the class. Its members that analyse or run kernels
+// are defined in impl/spmv/spmv_plan_def.hpp (validation and analysis once at construction,
+// impl/spmv/spmv_analysis.hpp, optional autotune: impl/spmv/spmv_autotune.hpp; apply through
+// impl/spmv/spmv_dispatch.hpp) and compiled once by the library for the combinations of
+// impl/common/eti.hpp (impl/spmv/eti/), which this header declares extern.
+//
+// apply() routes x and y of any layout to one of two View pairs per plan (contiguous, strided:
+// apply_compiled, through Impl::LinearOperator), so each plan type compiles its kernels twice, not
+// once per caller's View type; Views of another value type or memory space take apply_vector,
+// instantiated from the headers.
 //
 // Device code lives in free functions (impl/spmv/spmv_kokkos.hpp, host/, cuda/): nvcc refuses
 // extended lambdas inside private member functions.
 #include <Kokkos_Core.hpp>
 #include <memory>
-#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
 
-#include "Sprocket_CsrUtils.hpp"
-#include "Sprocket_Validate.hpp"
-#include "impl/spmv/spmv_analysis.hpp"
-#include "impl/spmv/spmv_autotune.hpp"
+#include "impl/common/eti.hpp"
 #include "impl/common/plan_copies.hpp"
-#include "impl/common/same_pattern.hpp"
-#include "impl/spmv/spmv_dispatch.hpp"
+#include "impl/spmv/spmv_analysis.hpp"
 
 namespace Sprocket {
 
@@ -36,30 +41,9 @@ class SpmvPlan : public Impl::LinearOperator<SpmvPlan<CrsType>, typename CrsType
   using device_type = typename CrsType::device_type;
   using analysis_type = Impl::SpmvAnalysis<CrsType>;
 
-  explicit SpmvPlan(const CrsType& A, const SpmvOptions& options = {})
-      : A_(A), options_(options), target_(Impl::spmv_target<execution_space, memory_space>(options.backend)) {
-    Sprocket::validate(A_, "SpmvPlan");  // A's structure, once: the kernels index x and y through it unchecked
-    row_map_ = Impl::host_row_map(A_);
-    schedule_ = Impl::analyze_spmv(A_, row_map_, options_, target_, column_copies_);
-    analysis_ = Impl::make_spmv_analysis(A_, schedule_, row_map_, column_copies_);
-    if (options_.autotune && options_.kernel == SpmvKernel::automatic) {
-      Impl::SpmvAutotuneResult<CrsType> tuned = Impl::spmv_autotune(A_, row_map_, options_, target_, column_copies_);
-      schedule_ = std::move(tuned.schedule);
-      analysis_ = std::move(tuned.analysis);
-      autotune_report_ = std::move(tuned.report);
-    }
-  }
-
+  explicit SpmvPlan(const CrsType& A, const SpmvOptions& options = {});
   /// With an explicit decision (SpmvTuningOptions::decision), for tuning tools.
-  explicit SpmvPlan(const CrsType& A, const SpmvTuningOptions& options)
-      : A_(A), options_(options), target_(Impl::spmv_target<execution_space, memory_space>(options.backend)) {
-    Sprocket::validate(A_, "SpmvPlan");
-    row_map_ = Impl::host_row_map(A_);
-    schedule_ = options.decision ? Impl::analyze_spmv(A_, row_map_, options_, target_, column_copies_,
-                                                      &*options.decision, SpmvDecidedBy::options)
-                                 : Impl::analyze_spmv(A_, row_map_, options_, target_, column_copies_);
-    analysis_ = Impl::make_spmv_analysis(A_, schedule_, row_map_, column_copies_);
-  }
+  explicit SpmvPlan(const CrsType& A, const SpmvTuningOptions& options);
 
   int64_t num_rows() const { return A_.numRows(); }
   int64_t num_cols() const { return A_.numCols(); }
@@ -69,24 +53,11 @@ class SpmvPlan : public Impl::LinearOperator<SpmvPlan<CrsType>, typename CrsType
   /// transposed apply). This plan keeps no copy of the values, so values changed in place are
   /// read by the next apply even without this call (Sprocket_Operator.hpp: "Values").
   void update_values(const CrsType& A) { update_values(execution_space(), A); }
-  void update_values(const execution_space& space, const CrsType& A) {
-    Impl::require_same_crs_pattern(space, "SpmvPlan::update_values", A, A_);
-    A_ = A;
-    analysis_.A = A;
-  }
+  void update_values(const execution_space& space, const CrsType& A);
 
   /// What the analysis chose and why: backend and target, features, U, bins and their kernels,
   /// column indices and x prefetch, and the autotune measurements when it ran.
-  std::string describe() const {
-    std::ostringstream os;
-    os << "SpmvPlan<" << (std::is_same_v<scalar_type, float> ? "float" : "double") << "> on "
-       << execution_space::name() << "\n"
-       << "  backend " << to_string(backend()) << " (" << backend_reason() << ")\n"
-       << schedule_.describe();
-    if (!autotune_report_.empty()) os << autotune_report_;
-    os << "  values: read from A's values View at every apply (no copy), both modes\n";
-    return os.str();
-  }
+  std::string describe() const;
 
   /// The implementation family the plan runs: Backend::native (the host or CUDA kernels) or
   /// Backend::portable (never automatic).
@@ -94,7 +65,7 @@ class SpmvPlan : public Impl::LinearOperator<SpmvPlan<CrsType>, typename CrsType
     return target_ == SpmvTarget::host || target_ == SpmvTarget::cuda ? Backend::native : Backend::portable;
   }
   /// Why that backend: the requested one and what the execution space has.
-  std::string backend_reason() const { return Impl::spmv_target_why<execution_space>(options_.backend, target_); }
+  std::string backend_reason() const;
   /// The kernels chosen, bin by bin, and who decided them (schedule().decided_by_text()).
   const SpmvSchedule& schedule() const { return schedule_; }
   /// The options as requested (what was chosen: backend(), schedule(), target()).
@@ -105,30 +76,25 @@ class SpmvPlan : public Impl::LinearOperator<SpmvPlan<CrsType>, typename CrsType
   const analysis_type& analysis() const { return analysis_; }
 
  private:
+  /// x and y of the plan's scalar type in its memory space reach apply_compiled, as one of two
+  /// View pairs (contiguous, strided) whatever their layout; others reach apply_vector.
+  static constexpr bool compiled_vectors = true;
+  using vectors = Impl::CompiledVectors<scalar_type, device_type>;
+  void apply_compiled(const execution_space& space, Mode mode, scalar_type alpha,
+                      const typename vectors::const_contiguous& x, scalar_type beta,
+                      const typename vectors::contiguous& y) const;
+  void apply_compiled(const execution_space& space, Mode mode, scalar_type alpha,
+                      const typename vectors::const_strided& x, scalar_type beta,
+                      const typename vectors::strided& y) const;
   template <class XView, class YView>
-  void apply_vector(const execution_space& space, Mode mode, scalar_type alpha, const XView& x,
-                    scalar_type beta, const YView& y) const {
-    Impl::spmv_dispatch(space, mode, options_.transpose, analysis_, [this]() -> const transpose_type& {
-      return cached_transpose();
-    }, alpha, x, beta, y);
-  }
+  void apply_vector(const execution_space& space, Mode mode, scalar_type alpha, const XView& x, scalar_type beta,
+                    const YView& y) const;
 
   using transpose_type = Impl::SpmvTransposeAnalysis<CrsType>;
 
   /// A^T's analysis for mode T with SpmvTranspose::cached, built on the first transposed apply
   /// (allocates); the dispatch refreshes its values from A's before every transposed apply.
-  const transpose_type& cached_transpose() const {
-    if (!transpose_) {
-      auto [At, source] = Impl::transpose_with_source(A_);
-      SpmvOptions transposed_options = options_;
-      transposed_options.autotune = false;
-      auto t = std::make_shared<transpose_type>();
-      t->analysis = SpmvPlan(At, transposed_options).analysis_;
-      t->source = source;
-      transpose_ = t;
-    }
-    return *transpose_;
-  }
+  const transpose_type& cached_transpose() const;
 
   CrsType A_;
   SpmvOptions options_;
@@ -142,4 +108,13 @@ class SpmvPlan : public Impl::LinearOperator<SpmvPlan<CrsType>, typename CrsType
   mutable Impl::EmptyOnCopy<std::shared_ptr<const transpose_type>> transpose_;
 };
 
+#ifdef SPROCKET_ETI
+#define SPROCKET_SPMV_PLAN_EXTERN(Scalar, Offset, ExecSpace) \
+  extern template class SpmvPlan<Impl::EtiCrs<Scalar, Offset, ExecSpace>>;
+SPROCKET_ETI_FOR_EACH(SPROCKET_SPMV_PLAN_EXTERN)
+#undef SPROCKET_SPMV_PLAN_EXTERN
+#endif
+
 }  // namespace Sprocket
+
+#include "impl/spmv/spmv_plan_def.hpp"
