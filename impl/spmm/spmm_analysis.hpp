@@ -103,8 +103,8 @@ struct SpmmHostWorkspace {
   SpmmHostWorkspace& operator=(SpmmHostWorkspace&&) = default;
   ~SpmmHostWorkspace() = default;
 
-  /// `view` (packed or scratch) grown to at least n scalars (contents not kept); its data. (The
-  /// CUDA csr_rows path grows through it; the host kernels still grow theirs in place.)
+  /// `view` (packed or scratch) grown to at least n scalars (contents not kept); its data. Every
+  /// native kernel grows its workspace through it.
   static Scalar* at_least(Kokkos::View<Scalar*, Device>& view, int64_t n, const char* label) {
     if (static_cast<int64_t>(view.extent(0)) < n)
       view = Kokkos::View<Scalar*, Device>(Kokkos::ViewAllocateWithoutInitializing(label), n);

@@ -489,12 +489,8 @@ void spmm_typed(const ExecSpace& space, bool tiled, const Layout& L, const Parts
   const int64_t num_parts = static_cast<int64_t>(parts.extent(0)) - 1;
   const int64_t scratch_size = L.panel_rows * a.k_chunk;
   Scalar* scratch = nullptr;
-  if (tiled && C.s0 == 1 && C.s1 != 1) {
-    if (static_cast<int64_t>(workspace.scratch.extent(0)) < num_parts * scratch_size)
-      workspace.scratch = decltype(workspace.scratch)(
-          Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmm::panel_scratch"), num_parts * scratch_size);
-    scratch = workspace.scratch.data();
-  }
+  if (tiled && C.s0 == 1 && C.s1 != 1)
+    scratch = workspace.at_least(workspace.scratch, num_parts * scratch_size, "Sprocket::spmm::panel_scratch");
   const bool avx2 = host_has_avx2_fma();
   const int64_t* bounds = parts.data();
   Kokkos::parallel_for(
@@ -557,13 +553,10 @@ void spmm_views(const ExecSpace& space, bool tiled, const Layout& L, const Parts
     const RowMajor b = {B.data(), static_cast<int64_t>(B.stride(0)), 1};
     spmm_typed(space, tiled, L, parts, widest_tile, workspace, alpha, b, beta, c, c_rows, K);
   } else if (K >= spmm_host_pack_columns) {
-    if (static_cast<int64_t>(workspace.packed.extent(0)) < n * K)
-      workspace.packed = decltype(workspace.packed)(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmm::packed_B"),
-                                                    n * K);
+    Scalar* packed = workspace.at_least(workspace.packed, n * K, "Sprocket::spmm::packed_B");
     const Strided b = {B.data(), static_cast<int64_t>(B.stride(0)), static_cast<int64_t>(B.stride(1))};
-    pack_rows(space, b, n, K, workspace.packed.data());
-    spmm_typed(space, tiled, L, parts, widest_tile, workspace, alpha, RowMajor{workspace.packed.data(), K, 1}, beta, c,
-               c_rows, K);
+    pack_rows(space, b, n, K, packed);
+    spmm_typed(space, tiled, L, parts, widest_tile, workspace, alpha, RowMajor{packed, K, 1}, beta, c, c_rows, K);
   } else {
     const Strided b = {B.data(), static_cast<int64_t>(B.stride(0)), static_cast<int64_t>(B.stride(1))};
     spmm_typed(space, tiled, L, parts, widest_tile, workspace, alpha, b, beta, c, c_rows, K);
