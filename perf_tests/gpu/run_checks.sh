@@ -11,7 +11,8 @@
 # under compute-sanitizer), train, ncu, run in the order given
 # (default tests,bench,variants,ncu,train,sanitize): when time runs short the budget cuts the last
 # ones. SPROCKET_GPU_BUDGET_S (default 420) bounds the whole run: each later step
-# is cut to what is left, and skipped under 15 s.
+# is cut to what is left, and skipped under 15 s. SPROCKET_GPU_KERNELS (comma-separated, e.g.
+# spgemm,spmv; default all) limits the bench and variants stages to those kernels' runs.
 set -uo pipefail
 START=$SECONDS
 BUDGET="${SPROCKET_GPU_BUDGET_S:-420}"
@@ -35,6 +36,8 @@ rm -rf "$RESULTS" && mkdir -p "$RESULTS" "$OUTDIR"
 finish() { cp "$RESULTS/summary.txt" "$OUTDIR/" 2>/dev/null; tar -C "$RESULTS" -czf "$OUTDIR/results.tar.gz" .; }
 trap finish EXIT
 log() { echo "[$(date +%T)] $*" | tee -a "$RESULTS/summary.txt"; }
+# wanted <kernel>: whether SPROCKET_GPU_KERNELS asks for that kernel's runs (unset: every kernel).
+wanted() { [[ -z "${SPROCKET_GPU_KERNELS:-}" || ",$SPROCKET_GPU_KERNELS," == *",$1,"* ]]; }
 
 BUNDLE=/tmp/sprocket-bundle
 if [[ ! -d "$BUNDLE" ]]; then
@@ -102,6 +105,7 @@ stage_bench() {
   B="$BIN/sprocket-bench"
   bench() {  # bench <name> <seconds> args...
     local name="$1" secs="$2"; shift 2
+    wanted "$name" || return 0
     log "bench $name"
     within "$secs" "$B" --json "$@" > "$RESULTS/bench-$name.jsonl" 2> "$RESULTS/bench-$name.err"
     log "bench $name rc=$? lines=$(wc -l < "$RESULTS/bench-$name.jsonl")"
@@ -112,12 +116,14 @@ stage_bench() {
     --matrix gen:rmat:scale=20,ef=16 --matrix gen:poisson3d:n=128 --matrix gen:elasticity:n=50,dof=3 "${REAL_MATRICES[@]}"
   bench spmm 50 --kernel spmm --compare kk,cusparse --check --repeat 20 --k 32,128 --layout both \
     --matrix gen:rmat:scale=18,ef=16 --matrix gen:poisson3d:n=80 "${REAL_MATRICES[@]}"
-  bench spgemm 50 --kernel spgemm --compare kk,cusparse --check --repeat 10 \
+  # auto beside hash: the numeric re-run by position against the accumulators' re-run.
+  bench spgemm 60 --kernel spgemm --variant auto,hash --compare kk,cusparse --check --repeat 10 \
     --matrix gen:rmat:scale=16,ef=8 --matrix gen:poisson3d:n=50 --matrix gen:elasticity:n=20,dof=3 "${REAL_MATRICES[@]}"
   bench sddmm 30 --kernel sddmm --compare kokkos_team,cusparse --check --repeat 20 --k 32,128 \
     --matrix gen:rmat:scale=18,ef=16 --matrix gen:poisson3d:n=80
   bench bsr 30 --kernel bsr --compare kk,csr,cusparse --check --repeat 30 \
     --matrix gen:elasticity:n=50,dof=3 --matrix gen:elasticity:n=30,dof=6
+  wanted solve || return 0
   log "solver demo"
   for args in "--prec jacobi" "--prec amg" "--solver lobpcg --nev 4 --prec amg"; do
     within 20 "$BIN/sprocket-solve" --matrix gen:poisson3d:n=64 $args --json >> "$RESULTS/solve.jsonl" 2>> "$RESULTS/solve.err"
@@ -128,16 +134,19 @@ stage_variants() {
   # Every forced variant next to the automatic choice and cuSPARSE, on every kernel.
   B="$BIN/sprocket-bench"
   export OMP_NUM_THREADS=16
-  variants() {  # variants <kernel> <seconds> args...
-    local k="$1" secs="$2"; shift 2
-    log "variants $k"
+  variants() {  # variants <kernel>[-<run>] <seconds> args...
+    local name="$1" k="${1%%-*}" secs="$2"; shift 2
+    wanted "$name" || return 0
+    log "variants $name"
     within "$secs" "$B" --json --kernel "$k" --variant all --compare cusparse --check "$@" \
-      > "$RESULTS/bench-variants-$k.jsonl" 2> "$RESULTS/bench-variants-$k.err"
-    log "variants $k rc=$? lines=$(wc -l < "$RESULTS/bench-variants-$k.jsonl")"
+      > "$RESULTS/bench-variants-$name.jsonl" 2> "$RESULTS/bench-variants-$name.err"
+    log "variants $name rc=$? lines=$(wc -l < "$RESULTS/bench-variants-$name.jsonl")"
   }
   variants spmv 60 --repeat 20 --matrix gen:rmat:scale=20,ef=16 --matrix gen:poisson3d:n=128 \
     --matrix gen:elasticity:n=50,dof=3
   variants spmm 80 --repeat 10 --k 32,128 --layout both --matrix gen:rmat:scale=18,ef=16 --matrix gen:poisson3d:n=80
+  # Row-major B on the regular and real matrices, where csr_rows trailed cuSPARSE (H200, 2026-11-28).
+  variants spmm-right 60 --repeat 10 --k 32,128 --layout right --matrix gen:poisson3d:n=80 "${REAL_MATRICES[@]}"
   variants sddmm 40 --repeat 10 --k 32 --matrix gen:rmat:scale=18,ef=16 --matrix gen:poisson3d:n=80
   variants bsr 30 --repeat 20 --matrix gen:elasticity:n=50,dof=3 --matrix gen:elasticity:n=30,dof=6
   variants spgemm 50 --repeat 5 --matrix gen:rmat:scale=16,ef=8 --matrix gen:poisson3d:n=50
@@ -168,7 +177,8 @@ stage_peers() {
 stage_ncu() {
   # Nsight Compute on one apply of every case sprocket-cuda-profile models: per launch of our
   # kernels, global requests and sectors (loads, stores, atomics), shared-memory wavefronts and
-  # bank conflicts, occupancy, registers and time. Each case runs the automatic variant once after
+  # bank conflicts, occupancy, registers and time (clocks left as the card runs them, as the
+  # benchmarks see them). Each case runs the automatic variant once after
   # one warm-up; ncu_compare.py takes the last apply's launches.
   NCU="$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)"
   if [[ -z "$NCU" || ! -x "$NCU" ]]; then
@@ -183,7 +193,7 @@ stage_ncu() {
     metrics+=,sm__maximum_warps_per_active_cycle_pct,launch__registers_per_thread,launch__grid_size,launch__block_size
     ncu_case() {  # ncu_case <name> <seconds> bench-args...
       local name="$1" secs="$2"; shift 2
-      OMP_NUM_THREADS=16 within "$secs" "$NCU" --csv --page raw --metrics "$metrics" \
+      OMP_NUM_THREADS=16 within "$secs" "$NCU" --clock-control none --csv --page raw --metrics "$metrics" \
         --kernel-name "regex:(spmv|bsr|spmm|sddmm|spgemm|aspt)_" "$BIN/sprocket-bench" --repeat 1 --warmup 1 "$@" \
         > "$RESULTS/ncu-$name.csv" 2> "$RESULTS/ncu-$name.err"
       log "ncu $name rc=$? rows=$(grep -c '^"' "$RESULTS/ncu-$name.csv")"
@@ -196,7 +206,9 @@ stage_ncu() {
     ncu_case spmm-poisson80-k32-right 25 --kernel spmm --k 32 --layout right --matrix gen:poisson3d:n=80
     ncu_case sddmm-poisson80-k32 25 --kernel sddmm --k 32 --matrix gen:poisson3d:n=80
     ncu_case bsr-elasticity50 25 --kernel bsr --matrix gen:elasticity:n=50,dof=3
-    ncu_case spgemm-poisson50 40 --kernel spgemm --matrix gen:poisson3d:n=50
+    # kk alone as the peer (skipped on compute capability 9): the default peers include GraphBLAS,
+    # which the bundle carries as a stand-in that cannot run.
+    ncu_case spgemm-poisson50 40 --kernel spgemm --compare kk --matrix gen:poisson3d:n=50
   fi
 }
 

@@ -15,8 +15,8 @@
 //  - levels equal columns; multivector apply equals column by column (Y poisoned);
 //  - errors: non-square, negative level, structurally singular, apply extents;
 //  - shared matrices (sherman5, orsirr_1, watt_2, hor_131, west0479, rajat01): block GMRES (block 4,
-//    restart 30) with ILU reaches 1e-8 on the true residual (right-hand sides A X: rajat01 is
-//    singular; there only the complete ILUT, zero pivots replaced, converges).
+//    restart 30) with ILU reaches 1e-8 on the true residual (right-hand sides A X; rajat01, stored
+//    as a pattern, with nonsingular values fixed by position, through the complete ILUT).
 //
 // No device code here (nvcc refuses extended lambdas in gtest's private TestBody).
 #include <gtest/gtest.h>
@@ -481,6 +481,7 @@ TEST(IncompleteLuErrors, ClearMessages) {
 struct SharedCase {
   const char* name;
   int level;             // ILU(level); < 0: ILUT without dropping (an LU with column pivoting)
+  bool pattern_only = false;  // stored without values: given some (see the test)
 };
 
 class SharedIlu : public ::testing::TestWithParam<SharedCase> {};
@@ -488,7 +489,17 @@ class SharedIlu : public ::testing::TestWithParam<SharedCase> {};
 TEST_P(SharedIlu, BlockGmresWithIluConverges) {
   SPROCKET_REQUIRE_SHARED_MATRICES();
   const SharedCase c = GetParam();
-  const HostCsr A = load_matrix(std::string(SPROCKET_SHARED_MATRICES) + "/" + c.name + ".mtx.gz");
+  HostCsr A = load_matrix(std::string(SPROCKET_SHARED_MATRICES) + "/" + c.name + ".mtx.gz");
+  if (c.pattern_only) {
+    // rajat01 comes as a pattern: with every value 1 it is singular (63 zero pivots), and whether
+    // GMRES reaches 1e-8 on that consistent singular system depends on rounding (one CI machine
+    // stagnated at 1.2e-6 where another converged in 7 iterations). Values of either sign and
+    // magnitude 0.5 to 1.5, fixed by position, make it nonsingular; the pivoting stays.
+    for (size_t k = 0; k < A.values.size(); ++k) {
+      const uint32_t h = static_cast<uint32_t>(k) * 2654435761u;
+      A.values[k] = ((h >> 31) ? -1.0 : 1.0) * (0.5 + double((h >> 8) % 1000) / 1000.0);
+    }
+  }
   const int64_t n = A.num_rows, s = 4;
   using Crs = CrsOf<double>;
   using MV = MultiVectorOf<double>;
@@ -533,7 +544,7 @@ TEST_P(SharedIlu, BlockGmresWithIluConverges) {
 INSTANTIATE_TEST_SUITE_P(IncompleteLu, SharedIlu,
                          ::testing::Values(SharedCase{"sherman5", 0}, SharedCase{"orsirr_1", 0},
                                            SharedCase{"watt_2", 0}, SharedCase{"hor_131", 0},
-                                           SharedCase{"west0479", 1}, SharedCase{"rajat01", -1}),
+                                           SharedCase{"west0479", 1}, SharedCase{"rajat01", -1, true}),
                          [](const ::testing::TestParamInfo<SharedCase>& info) { return std::string(info.param.name); });
 
 }  // namespace

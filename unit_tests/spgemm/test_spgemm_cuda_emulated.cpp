@@ -90,7 +90,7 @@ template <class K>
 struct Outcome {
   typename K::Analysis an;
   HostCsr C;
-  std::vector<emu::LaunchRecord> symbolic_launches, numeric_launches, rerun_launches;
+  std::vector<emu::LaunchRecord> symbolic_launches, numeric_launches, rerun_launches, second_rerun_launches;
   Counters numeric_counters{}, rerun_counters{};
 };
 
@@ -164,6 +164,19 @@ Outcome<K> run_product(const HostCsr& A0, const HostCsr& B0, const SpgemmOptions
   const HostCsr C2 = to_host_csr(C);
   EXPECT_EQ(C2.entries, out.C.entries) << "the re-run changed C's columns (" << schedule.name() << ")";
   EXPECT_TRUE(test::spgemm_matches<Scalar>(A2, B2, C2, options.sorted)) << "re-run, " << schedule.name();
+
+  // A second re-run (by position: reads what the first recorded).
+  const HostCsr A3 = test::rounded<Scalar>(test::new_values(A, salt + 303));
+  const HostCsr B3 = test::rounded<Scalar>(test::new_values(B, salt + 404));
+  Kokkos::deep_copy(Ad.values, to_crs<Crs>(A3).values);
+  Kokkos::deep_copy(Bd.values, to_crs<Crs>(B3).values);
+  Kokkos::deep_copy(values, std::numeric_limits<Scalar>::quiet_NaN());
+  device.stream.history.clear();
+  icuda::spgemm_numeric<false>(device, Ad, Bd, an, C);
+  out.second_rerun_launches = device.stream.history;
+  const HostCsr C3 = to_host_csr(C);
+  EXPECT_EQ(C3.entries, out.C.entries) << "the second re-run changed C's columns (" << schedule.name() << ")";
+  EXPECT_TRUE(test::spgemm_matches<Scalar>(A3, B3, C3, options.sorted)) << "second re-run, " << schedule.name();
   return out;
 }
 
@@ -468,8 +481,15 @@ TEST(SpgemmCudaEmulated, SingleEntryRowsReferenceBDirectly) {
       EXPECT_EQ(r.an.symbolic_rows.direct, single);
       EXPECT_EQ(r.an.numeric_rows.direct, single);
       EXPECT_EQ(r.numeric_counters[Impl::spgemm_counter_direct_rows], single);
-      EXPECT_EQ(r.rerun_counters[Impl::spgemm_counter_direct_rows], single);
+      // The re-run goes by position (a single-entry row like any other); with a forced accumulator,
+      // through the direct rows again.
+      EXPECT_GT(r.an.cuda.reuse_group, 0);
+      EXPECT_EQ(r.rerun_counters[Impl::spgemm_counter_direct_rows], 0);
       EXPECT_EQ(launches_of(r.numeric_launches, "spgemm_direct_kernel"), balance == SpgemmBalance::binned ? 1 : 0);
+      const auto h = run_product<Double>(A, B, with(balance, balance, true, SpgemmAccumulator::hash), small_device,
+                                         schedule, 36);
+      EXPECT_EQ(h.an.cuda.reuse_group, 0);
+      EXPECT_EQ(h.rerun_counters[Impl::spgemm_counter_direct_rows], single);
     }
     SpgemmOptions off = with(SpgemmBalance::binned, SpgemmBalance::binned);
     off.direct_rows = false;
@@ -478,6 +498,118 @@ TEST(SpgemmCudaEmulated, SingleEntryRowsReferenceBDirectly) {
     EXPECT_EQ(r.numeric_counters[Impl::spgemm_counter_direct_rows], 0);
     EXPECT_EQ(launches_of(r.numeric_launches, "spgemm_direct_kernel"), 0);
   }
+}
+
+/// A with empty, single-entry and short rows and two of 40 and 70 entries (more than a warp of
+/// lanes), B with rows up to 45 entries (more than any group), 48 columns wide.
+std::pair<HostCsr, HostCsr> rerun_operands(uint64_t salt) {
+  std::mt19937_64 rng(test::seed_for(salt));
+  std::vector<Triplet> a, b;
+  for (int64_t i = 0; i < 90; ++i) {
+    const int64_t len = i % 10 == 3 ? 0 : i % 10 == 4 ? 1 : i == 7 ? 40 : i == 8 ? 70 : 1 + static_cast<int64_t>(rng() % 5);
+    for (int64_t k = 0; k < len; ++k)
+      a.push_back({i, static_cast<int64_t>(rng() % 80), static_cast<double>(rng() % 1000) / 500.0 - 1.0});
+  }
+  for (int64_t i = 0; i < 80; ++i) {
+    const int64_t len = i == 11 ? 45 : i == 12 ? 33 : static_cast<int64_t>(rng() % 7);
+    for (int64_t k = 0; k < len; ++k)
+      b.push_back({i, static_cast<int64_t>(rng() % 48), static_cast<double>(rng() % 1000) / 500.0 - 1.0});
+  }
+  return {HostCsr::from_triplets(90, 80, std::move(a)), HostCsr::from_triplets(80, 48, std::move(b))};
+}
+
+/// Re-runs by position (spgemm_numeric_reuse_kernel): with C's rows sorted and B's strictly
+/// increasing, a re-run is one launch, a group of lanes per row of C: the power of two covering
+/// the average referenced row of B (4 to 32 lanes) or the forced threads_per_b_row, in the
+/// largest block (up to 256 threads, down to one group) whose groups' slots (C's longest row
+/// each) fit the default shared memory. The first re-run records every product's position and
+/// the second reads them, unless they would take more than 4 times C's bytes. Unsorted C, a forced accumulator, a group above a warp or rows too long for
+/// shared memory keep the numeric pass's accumulators for the re-runs.
+TEST(SpgemmCudaEmulated, ReRunsByPositionInSortedRows) {
+  const auto [A, B] = rerun_operands(161);
+  const auto slot_bytes = [](const auto& cu) {
+    return static_cast<size_t>((cu.reuse_threads / cu.reuse_group) * cu.reuse_capacity) * sizeof(double);
+  };
+  for (const auto& schedule : schedules(162)) {
+    for (const SpgemmBalance balance : {SpgemmBalance::uniform, SpgemmBalance::binned}) {
+      for (const int forced : {0, 1, 2, 4, 8, 16, 32}) {
+        SCOPED_TRACE(std::string(to_string(balance)) + ", threads_per_b_row " + std::to_string(forced));
+        SpgemmOptions o = with(balance, balance);
+        o.threads_per_b_row = forced;
+        const auto r = run_product<Double>(A, B, o, small_device, schedule, 163);
+        const auto& cu = r.an.cuda;
+        const int expected = forced > 0 ? forced : Impl::cuda::spgemm_reuse_group(r.an.stats.average_b_row(), 0);
+        ASSERT_EQ(cu.reuse_group, expected);
+        EXPECT_EQ(cu.reuse_capacity, r.an.max_row_nnz);
+        EXPECT_LE(slot_bytes(cu), 5120u);
+        // The largest block that fits: 256 threads, or twice the block would not fit.
+        EXPECT_TRUE(cu.reuse_threads == 256 || 2 * slot_bytes(cu) > 5120u) << cu.reuse_threads;
+        EXPECT_GE(cu.reuse_threads, expected);
+        ASSERT_EQ(r.rerun_launches.size(), 1u) << launches_text(r.rerun_launches);
+        EXPECT_TRUE(launched(r.rerun_launches, "spgemm_numeric_reuse_kernel", cu.reuse_threads, slot_bytes(cu)))
+            << launches_text(r.rerun_launches);
+        EXPECT_EQ(launches_of(r.numeric_launches, "spgemm_numeric_reuse_kernel"), 0);
+        ASSERT_EQ(r.second_rerun_launches.size(), 1u) << launches_text(r.second_rerun_launches);
+        EXPECT_EQ(launches_of(r.second_rerun_launches, "spgemm_numeric_reuse_kernel"), 1);
+        // Positions kept (about one product per entry of C here): recorded by the first re-run,
+        // read by the second; reserved in the plan's analysis bytes.
+        EXPECT_EQ(cu.reuse_positions_bytes,
+                  static_cast<int64_t>(2 * r.an.stats.products + 8 * (r.an.num_rows + 1)));
+        EXPECT_TRUE(cu.reuse_recorded);
+        EXPECT_EQ(static_cast<int64_t>(cu.reuse_positions.extent(0)), r.an.stats.products);
+        EXPECT_NE(r.an.schedule_summary.find("re-runs by position in C's rows, " + std::to_string(expected) +
+                                             " lanes per row, " + std::to_string(cu.reuse_threads) +
+                                             " threads per block, positions kept"),
+                  std::string::npos)
+            << r.an.schedule_summary;
+      }
+    }
+    // The automatic group on these operands (about 5 entries per referenced row of B): 8 lanes.
+    const auto f = run_product<FloatWide>(A, B, SpgemmOptions{}, small_device, schedule, 164);
+    EXPECT_EQ(f.an.cuda.reuse_group, 8);
+    EXPECT_EQ(launches_of(f.rerun_launches, "spgemm_numeric_reuse_kernel"), 1) << launches_text(f.rerun_launches);
+    // Re-runs through the pass's accumulators.
+    SpgemmOptions unsorted = with(SpgemmBalance::automatic, SpgemmBalance::automatic, false);
+    SpgemmOptions hash = with(SpgemmBalance::automatic, SpgemmBalance::automatic, true, SpgemmAccumulator::hash);
+    SpgemmOptions wide_group;
+    wide_group.threads_per_b_row = 64;
+    for (const SpgemmOptions& o : {unsorted, hash, wide_group}) {
+      const auto r = run_product<Double>(A, B, o, small_device, schedule, 165);
+      EXPECT_EQ(r.an.cuda.reuse_group, 0);
+      EXPECT_EQ(launches_of(r.rerun_launches, "spgemm_numeric_reuse_kernel"), 0);
+      EXPECT_GE(launches_of(r.rerun_launches, "spgemm_numeric_hash_kernel"), 1) << launches_text(r.rerun_launches);
+      EXPECT_EQ(r.an.schedule_summary.find("re-runs by position"), std::string::npos);
+    }
+  }
+  // 60 products per entry of C (A 20 x 60 and B 60 x 30, both dense): positions would take 10
+  // times C's bytes, so every re-run searches C's rows.
+  {
+    std::vector<Triplet> a, b;
+    for (int64_t i = 0; i < 20; ++i)
+      for (int64_t k = 0; k < 60; ++k) a.push_back({i, k, 0.01 * static_cast<double>((i * 7 + k * 3) % 11) - 0.05});
+    for (int64_t k = 0; k < 60; ++k)
+      for (int64_t j = 0; j < 30; ++j) b.push_back({k, j, 0.02 * static_cast<double>((k * 5 + j) % 13) - 0.1});
+    const HostCsr D = HostCsr::from_triplets(20, 60, std::move(a)), E = HostCsr::from_triplets(60, 30, std::move(b));
+    for (const auto& schedule : schedules(170, 2)) {
+      const auto r = run_product<Double>(D, E, SpgemmOptions{}, small_device, schedule, 171);
+      const auto& cu = r.an.cuda;
+      EXPECT_EQ(cu.reuse_group, 32);
+      EXPECT_EQ(cu.reuse_positions_bytes, 0);
+      EXPECT_FALSE(cu.reuse_recorded);
+      EXPECT_EQ(cu.reuse_positions.extent(0), 0u);
+      EXPECT_EQ(launches_of(r.rerun_launches, "spgemm_numeric_reuse_kernel"), 1);
+      EXPECT_EQ(launches_of(r.second_rerun_launches, "spgemm_numeric_reuse_kernel"), 1);
+      EXPECT_NE(r.an.schedule_summary.find("positions searched"), std::string::npos) << r.an.schedule_summary;
+    }
+  }
+  // A row of C of more than 640 entries: even a block of one group (32 lanes, the referenced rows
+  // of B being about 30 long) needs more than the 5120 bytes: the accumulators re-run.
+  const HostCsr W = test::with_dense_row(6, 40, 2, 166);
+  const HostCsr V = test::random_csr(40, 900, 30, 167);
+  const auto r = run_product<Double>(W, V, SpgemmOptions{}, small_device, schedules(168, 1)[0], 169);
+  ASSERT_GT(r.an.max_row_nnz, 640);
+  EXPECT_EQ(r.an.cuda.reuse_group, 0);
+  EXPECT_EQ(launches_of(r.rerun_launches, "spgemm_numeric_reuse_kernel"), 0);
 }
 
 /// B with unsorted rows and duplicate columns: no direct referencing (the analysis sees B

@@ -533,7 +533,7 @@ TYPED_TEST(Spmm, SelectionAndDescribeWhy) {
     EXPECT_EQ(p_auto.backend(), Backend::native);
     if (p_auto.target() == SpmmTarget::cuda)
       EXPECT_TRUE(describe_has(p_auto, {"backend native (automatic: " + space + " has",
-                                        "kernel csr_rows (automatic: csr_rows on the CUDA target (aspt only when forced))"}));
+                                        "kernel csr_rows (automatic: csr_rows on the CUDA target (aspt only when forced)"}));
     else
       EXPECT_TRUE(describe_has(p_auto, {"backend native (automatic: " + space + " has",
                                         std::string("kernel ") + to_string(p_auto.kernel()) + " (automatic: ",

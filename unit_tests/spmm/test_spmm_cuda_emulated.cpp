@@ -415,3 +415,53 @@ TYPED_TEST(SpmmCudaEmulated, OneRowAndNoEntries) {
   K::run_all(no_entries(7, 9), "7 x 9 without entries", tiling(16, 8), standard_runs(), 1200);
   K::run_all(no_entries(0, 5), "0 x 5", tiling(16, 8), {{3, Operands::right, 1.5, 0.0, 1, 1}}, 1300);
 }
+
+// The automatic CUDA choice on a matrix without split rows: row-major B and C of 17 to 32
+// columns run the portable kernel (no CUDA launch, the product still right); fewer or more
+// columns, column-major or mixed operands run csr_rows. A matrix with a split row, or csr_rows
+// forced, keeps csr_rows for every shape.
+TYPED_TEST(SpmmCudaEmulated, RegularRowMajorTakesThePortableKernelAutomatically) {
+  using K = Kit<TypeParam>;
+  using Scalar = typename K::Scalar;
+  const HostCsr A = rounded<Scalar>(gen::poisson2d(9));
+  const auto S = K::analyse(to_crs<TypeParam>(A), SpmmKernel::automatic, SpmmTiling{});
+  ASSERT_EQ(S.kernel, SpmmKernel::csr_rows);
+  ASSERT_EQ(S.num_split_rows, 0);
+  EXPECT_TRUE(S.warp_rows_for_row_major);
+  const auto launches = [&](const auto& analysis, int64_t k, bool right, bool mixed, uint64_t salt) {
+    const HostDense B = rounded<Scalar>(test::random_dense(A.num_cols, k, salt));
+    const HostDense C0 = rounded<Scalar>(test::random_dense(A.num_rows, k, salt + 1));
+    const emu::Device device(emu::standard_schedules(test::seed_for(salt)).front(), 2, 3);
+    HostDense C;
+    if (right && !mixed) {
+      const auto b = test::to_view<typename K::MatR>(B, "B");
+      const auto c = test::to_view<typename K::MatR>(C0, "C");
+      Impl::cuda::spmm_apply(device, analysis, Scalar(1.5), b, Scalar(-0.5), c);
+      C = test::to_host_dense(c);
+    } else if (mixed) {
+      const auto b = test::to_view<typename K::MatL>(B, "B");
+      const auto c = test::to_view<typename K::MatR>(C0, "C");
+      Impl::cuda::spmm_apply(device, analysis, Scalar(1.5), b, Scalar(-0.5), c);
+      C = test::to_host_dense(c);
+    } else {
+      const auto b = test::to_view<typename K::MatL>(B, "B");
+      const auto c = test::to_view<typename K::MatL>(C0, "C");
+      Impl::cuda::spmm_apply(device, analysis, Scalar(1.5), b, Scalar(-0.5), c);
+      C = test::to_host_dense(c);
+    }
+    EXPECT_TRUE(test::spmm_matches<Scalar>("N", 1.5, A, B, -0.5, C0, C)) << "K = " << k;
+    return device.stream.history.size();
+  };
+  for (int64_t k : {17, 24, 32}) EXPECT_EQ(launches(S, k, true, false, 1400 + k), 0u) << "K = " << k;
+  for (int64_t k : {16, 33}) EXPECT_GT(launches(S, k, true, false, 1500 + k), 0u) << "K = " << k;
+  EXPECT_GT(launches(S, 32, false, false, 1600), 0u);
+  EXPECT_GT(launches(S, 32, true, true, 1700), 0u);
+  const auto forced = K::analyse(to_crs<TypeParam>(A), SpmmKernel::csr_rows, SpmmTiling{});
+  EXPECT_FALSE(forced.warp_rows_for_row_major);
+  EXPECT_GT(launches(forced, 32, true, false, 1800), 0u);
+  // R-MAT with a row of 50 entries: split into chunks, so csr_rows.
+  const HostCsr R = with_long_row(gen::rmat(6, 8, test::seed_for(19)), 21, 50);
+  const auto split = K::analyse(to_crs<TypeParam>(R), SpmmKernel::automatic, SpmmTiling{});
+  EXPECT_GT(split.num_split_rows, 0);
+  EXPECT_FALSE(split.warp_rows_for_row_major);
+}

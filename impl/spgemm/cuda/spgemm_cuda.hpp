@@ -209,6 +209,9 @@ std::string spgemm_cuda_summary(const Schedule& s) {
      << (s.compound_keys ? "" : ", one row per hash block (num_cols >= 2^27)");
   if (s.symbolic.planned) os << "; symbolic " << spgemm_cuda_pass_summary(s.symbolic);
   if (s.numeric.planned) os << "; numeric " << spgemm_cuda_pass_summary(s.numeric);
+  if (s.reuse_group > 0)
+    os << "; re-runs by position in C's rows, " << s.reuse_group << " lanes per row, " << s.reuse_threads
+       << " threads per block, positions " << (s.reuse_positions_bytes > 0 ? "kept" : "searched");
   return os.str();
 }
 
@@ -711,6 +714,60 @@ void spgemm_symbolic(const Space& space, const CrsType& A, const CrsType& B, Ana
 // ------------------------------------------------------------------------------------------------
 // Numeric pass
 
+/// Lanes of a row in a numeric re-run by position: the power of two that covers the average
+/// referenced row of B (every lane about one entry of it per entry of A), 4 to 32; a forced
+/// threads_per_b_row of at most 32 is taken as it is.
+inline int spgemm_reuse_group(double average_b_row, int forced) {
+  if (forced > 0) return forced;
+  int g = 4;
+  while (g < spgemm_warp_size && g < average_b_row) g *= 2;
+  return g;
+}
+
+/// Whether numeric re-runs go by position (spgemm_numeric_reuse_kernel), and its launch shape.
+/// Re-runs know C's columns: where every row of C is sorted (SpgemmOptions::sorted) and every
+/// row of B strictly increasing, a row's products land at distinct positions of C's row for each
+/// entry of A, so a group of lanes per row accumulates without hashing, atomics or sorting, in
+/// shared memory at the row's positions (C's longest row per group, within the default shared
+/// memory: the largest block up to 256 threads that fits, down to one group). A forced
+/// accumulator or a forced group above a warp keeps the numeric pass's accumulators for the
+/// re-runs too.
+///
+/// The first re-run records every product's position (2 bytes; each row's first product at an
+/// offset of 8 bytes per row) and later re-runs read them instead of searching C's row: a search
+/// is several dependent loads that the lanes make at scattered addresses, a position one streamed
+/// load, and B's columns are not read at all. Kept when those bytes are at most 4 times C's columns
+/// and values (about 20 products per entry of C or fewer, for double values and int columns) and
+/// within the memory limit beside what the plan holds (`held`); else every re-run searches.
+template <class Ordinal, class Schedule, class Analysis>
+void spgemm_cuda_decide_reuse(Schedule& s, const Analysis& an, int64_t held) {
+  s.reuse_group = s.reuse_threads = 0;
+  s.reuse_capacity = 0;
+  s.reuse_positions_bytes = 0;
+  s.reuse_positions = {};
+  s.reuse_product_offsets = {};
+  s.reuse_recorded = false;
+  const int forced = an.options.threads_per_b_row;
+  if (!an.options.sorted || !an.stats.b_rows_sorted || an.options.accumulator != SpgemmAccumulator::automatic ||
+      forced > spgemm_warp_size || an.nnz_c == 0)
+    return;
+  const int g = spgemm_reuse_group(an.stats.average_b_row(), forced);
+  const int64_t capacity = std::max<int64_t>(1, an.max_row_nnz);
+  for (int threads = std::min(256, s.max_threads); threads >= g; threads /= 2) {
+    if ((threads / g) * capacity * s.scalar_bytes <= s.shared_default) {
+      s.reuse_group = g;
+      s.reuse_threads = threads;
+      s.reuse_capacity = capacity;
+      const int64_t bytes = spgemm_bytes<unsigned short>(an.stats.products) + spgemm_bytes<int64_t>(an.num_rows + 1);
+      const int64_t c_bytes = an.nnz_c * (static_cast<int64_t>(sizeof(Ordinal)) + s.scalar_bytes);
+      if (capacity < 0xffff && bytes <= 4 * c_bytes &&
+          (an.memory.limit_bytes <= 0 || held + bytes <= an.memory.limit_bytes))
+        s.reuse_positions_bytes = bytes;
+      return;
+    }
+  }
+}
+
 /// The numeric pass's schedule (after the symbolic pass): balance, bins (kept by the plan),
 /// global tables and sort buffers (checked against `held` = the analysis and C's bytes).
 template <class Space, class CrsType, class Analysis>
@@ -809,6 +866,8 @@ void spgemm_numeric_schedule(const Space& space, const CrsType& A, Analysis& an,
   an.memory.analysis_bytes += kept;
   an.memory.numeric_bytes = std::max(an.memory.numeric_bytes, temporaries);
   an.numeric_rows = spgemm_cuda_row_counts(an, pass, direct);
+  spgemm_cuda_decide_reuse<Ordinal>(s, an, held + kept + temporaries);
+  an.memory.analysis_bytes += s.reuse_positions_bytes;
   an.schedule_summary = spgemm_cuda_summary(s);
 }
 
@@ -832,14 +891,48 @@ void spgemm_numeric(const Space& space, const CrsType& A, const CrsType& B, cons
   const int nc = static_cast<int>(s.configs.size());
   const int64_t reserve = spgemm_static_shared_reserve<Ordinal>();
   if (M == 0 || an.nnz_c == 0) return;
-  Kokkos::deep_copy(kspace, s.numeric_counters.view, 0ull);
-
   const auto p = spgemm_cuda_pattern<Ordinal, Offset>(A, B, an, an.options.direct_rows && an.stats.b_rows_sorted,
                                                       s.numeric_counters.view.data());
   const SpgemmValues<Scalar> v{A.values.data(), B.values.data()};
   const SpgemmOutput<Scalar, Ordinal, Offset> c{an.row_map_c.data(), const_cast<Ordinal*>(C.graph.entries.data()),
                                                 C.values.data()};
   const bool sorted = an.options.sorted;
+
+  if (!first && s.reuse_group > 0) {
+    // The first re-run records the products' positions where the schedule reserved them.
+    const bool keep = s.reuse_positions_bytes > 0;
+    const bool record = keep && !s.reuse_recorded;
+    if (record) {
+      const auto row_products = an.row_products;
+      Kokkos::View<int64_t*, Device> offsets(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spgemm::reuse_offsets"),
+                                             M + 1);
+      Kokkos::parallel_scan(
+          "Sprocket::spgemm::cuda::reuse_offsets", Kokkos::RangePolicy<std::decay_t<decltype(kspace)>>(kspace, 0, M + 1),
+          KOKKOS_LAMBDA(const int64_t i, int64_t& update, const bool final) {
+            if (final) offsets(i) = update;
+            if (i < M) update += row_products(i);
+          });
+      s.reuse_product_offsets = offsets;
+      s.reuse_positions = Kokkos::View<unsigned short*, Device>(
+          Kokkos::ViewAllocateWithoutInitializing("Sprocket::spgemm::reuse_positions"), an.stats.products);
+    }
+    KernelLaunch launch;
+    launch.block = static_cast<unsigned>(s.reuse_threads);
+    launch.grid = grid_blocks(M, s.reuse_threads / s.reuse_group, s.grid_limit);
+    launch.shared_bytes = static_cast<size_t>((s.reuse_threads / s.reuse_group) * s.reuse_capacity) * sizeof(Scalar);
+    launch.launch_bound = spgemm_cuda_max_threads;
+    const SpgemmPositions positions{keep ? s.reuse_positions.data() : nullptr,
+                                    keep ? s.reuse_product_offsets.data() : nullptr, record};
+    SPROCKET_CUDA_LAUNCH(launch, stream, spgemm_numeric_reuse_kernel<Scalar, Ordinal, Offset>)
+    (p, v, c, s.reuse_group, s.reuse_capacity, positions);
+    check_launch("Sprocket::spgemm", "spgemm_numeric_reuse_kernel");
+    s.reuse_recorded = s.reuse_recorded || record;
+    // No counters: the kernel keeps none (and the plan fences after the call).
+    pass.counters.fill(0);
+    return;
+  }
+
+  Kokkos::deep_copy(kspace, s.numeric_counters.view, 0ull);
 
   // The call's temporaries (sized and checked by spgemm_numeric_schedule).
   Kokkos::View<unsigned*, Device> global_keys;

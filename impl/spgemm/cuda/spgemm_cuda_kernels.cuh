@@ -14,6 +14,8 @@
 //   spgemm_numeric_hash_kernel     columns and values through a hash map of keys and values
 //   spgemm_numeric_dense_kernel    columns and values through a dense array with flags, compacted
 //                                  by a block prefix sum (sorted output)
+//   spgemm_numeric_reuse_kernel    re-runs of a sorted C: values at their positions in C's rows,
+//                                  a group of lanes per row, no hashing, atomics or sort
 //   spgemm_direct_kernel           rows of A with one entry: B's row scaled
 //   spgemm_sort_kernel             rows of C sorted by column (bottom-up merge), in shared memory
 //                                  when the row fits, else in global memory with a buffer
@@ -242,6 +244,15 @@ struct SpgemmTable {
   bool rank_sort;                      // numeric first pass, sorted: rows written in order of their columns (ranks)
   unsigned long long* overflow_count;  // symbolic: rows whose map overflowed (for the global redo)
   void* overflow_list;                 // Ordinal[]
+};
+
+/// Re-runs by position: every product's position in C's row (products in A's order, then B's),
+/// each row's first product; none (nullptr): the positions are searched. record: searched and
+/// written here (the first re-run), else read.
+struct SpgemmPositions {
+  unsigned short* at;
+  const int64_t* row_first;
+  bool record;
 };
 
 /// The bin kernel's arguments (one count pass, one write pass).
@@ -914,6 +925,74 @@ __global__ void __launch_bounds__(spgemm_cuda_max_threads, spgemm_cuda_min_block
     for (int r = 0; r < count; ++r)
       if ((direct >> r) & 1) spgemm_direct_copy<first>(p, v, c, s_rows[r], t, T);
     __syncthreads();
+  }
+}
+
+/// Numeric re-runs by position (spgemm_cuda_decide_reuse: C's rows sorted, B's rows strictly
+/// increasing): a group of `group` lanes per row of C, rows grid-stride. The group zeroes its
+/// row's slots in shared memory (`capacity` slots per group, C's longest row), then walks A's row
+/// in order, `group` entries at a time: each lane loads one entry and its row of B's bounds, and the
+/// group takes them one by one (broadcast by shuffles), its lanes over the entry's row of B. A
+/// product's slot is its column's position in C's row (binary search; B's row is a subset of C's),
+/// so the lanes of one entry of A write distinct slots and the group only synchronizes between
+/// entries: no hashing, atomics or sort, and every value summed in A's order. The slots are
+/// written to C in its order, coalesced. With kept positions the first re-run writes each
+/// product's slot and later ones read it (one streamed load instead of a search, B's columns
+/// unread); a position outside the row (a pattern changed against the plan's contract) is skipped
+/// rather than written out of bounds.
+template <class Scalar, class Ordinal, class Offset>
+__global__ void __launch_bounds__(spgemm_cuda_max_threads, spgemm_cuda_min_blocks)
+    spgemm_numeric_reuse_kernel(const SpgemmPattern<Ordinal, Offset> p, const SpgemmValues<Scalar> v,
+                                const SpgemmOutput<Scalar, Ordinal, Offset> c, const int group,
+                                const int64_t capacity, const SpgemmPositions positions) {
+  const int t = static_cast<int>(threadIdx.x);
+  const int lane = t & (group - 1);
+  const int groups = static_cast<int>(blockDim.x) / group;
+  Scalar* const slots = SPROCKET_CUDA_DYNAMIC_SHARED(Scalar) + static_cast<int64_t>(t / group) * capacity;
+  // The group's lanes within the warp (groups never straddle warps: group divides 32).
+  const unsigned mask =
+      group == spgemm_warp_size ? spgemm_full_mask : ((1u << group) - 1u) << ((t % spgemm_warp_size) & ~(group - 1));
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * groups;
+  for (int64_t row = static_cast<int64_t>(blockIdx.x) * groups + t / group; row < p.num_rows; row += stride) {
+    const int64_t c0 = static_cast<int64_t>(c.row_map[row]);
+    const int64_t n = static_cast<int64_t>(c.row_map[row + 1]) - c0;
+    const Ordinal* const columns = c.entries + c0;
+    for (int64_t q = lane; q < n; q += group) slots[q] = Scalar(0);
+    __syncwarp(mask);
+    const bool read = positions.at != nullptr && !positions.record;
+    int64_t product = positions.at != nullptr ? positions.row_first[row] : 0;
+    const int64_t a1 = static_cast<int64_t>(p.a_row_map[row + 1]);
+    for (int64_t base = static_cast<int64_t>(p.a_row_map[row]); base < a1; base += group) {
+      Scalar a = Scalar(0);
+      long long b0 = 0, b1 = 0;
+      if (base + lane < a1) {
+        const Ordinal j = p.a_entries[base + lane];
+        a = v.a[base + lane];
+        b0 = static_cast<long long>(p.b_row_map[j]);
+        b1 = static_cast<long long>(p.b_row_map[j + 1]);
+      }
+      const int entries = static_cast<int>(a1 - base < group ? a1 - base : group);
+      for (int e = 0; e < entries; ++e) {
+        const Scalar ae = __shfl_sync(mask, a, e, group);
+        const long long q0 = __shfl_sync(mask, b0, e, group), q1 = __shfl_sync(mask, b1, e, group);
+        for (long long q = q0 + lane; q < q1; q += group) {
+          int64_t at;
+          if (read) {
+            at = positions.at[product + (q - q0)];
+          } else {
+            const Ordinal column = p.b_entries[q];
+            at = spgemm_lower_bound(columns, 0, n, static_cast<int64_t>(column));
+            if (at < n && columns[at] != column) at = n;
+            if (positions.record) positions.at[product + (q - q0)] = static_cast<unsigned short>(at < n ? at : 0xffff);
+          }
+          if (at < n) slots[at] += ae * v.b[q];
+        }
+        product += q1 - q0;
+        __syncwarp(mask);
+      }
+    }
+    for (int64_t q = lane; q < n; q += group) c.values[c0 + q] = slots[q];
+    __syncwarp(mask);
   }
 }
 

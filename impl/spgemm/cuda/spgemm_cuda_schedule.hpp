@@ -139,6 +139,17 @@ struct SpgemmCudaSchedule {
   std::vector<SpgemmCudaConfig> configs;  ///< largest first
   bool compound_keys = false;             ///< num_cols < 2^27: a block may hold up to 32 rows
   SpgemmCudaPass symbolic, numeric;
+  /// Numeric re-runs by position (spgemm_numeric_reuse_kernel): lanes per row of C (0: re-runs
+  /// take the numeric pass's accumulators), threads per block, and the shared slots of a row.
+  int reuse_group = 0, reuse_threads = 0;
+  int64_t reuse_capacity = 0;
+  /// Bytes reserved for every product's position in C's row (0: each re-run searches C's row),
+  /// and the positions with each row's first product, recorded by the first re-run (the plan is
+  /// const there, as for the counters).
+  int64_t reuse_positions_bytes = 0;
+  mutable Kokkos::View<unsigned short*, Device> reuse_positions;
+  mutable Kokkos::View<int64_t*, Device> reuse_product_offsets;
+  mutable bool reuse_recorded = false;
   // Kept for the numeric passes: the rows of every numeric bin, the merged blocks'
   // descriptors, the bin state (the merged-block count lives there), and the kernels' counters.
   Kokkos::View<Ordinal*, Device> numeric_list;

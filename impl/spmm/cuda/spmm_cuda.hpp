@@ -85,6 +85,7 @@
 
 #include "Sprocket_Error.hpp"
 #include "impl/spmm/spmm_analysis.hpp"
+#include "impl/spmm/spmm_kokkos.hpp"
 #include "impl/spmm/cuda/spmm_cuda_limits.hpp"
 
 #include "impl/common/cuda/cuda_launch.hpp"
@@ -472,14 +473,24 @@ void spmm_csr_rows(const Space& space, const Layout& L, Scalar alpha, const BVie
   }
 }
 
-/// The CUDA entry point: C = alpha * A * B + beta * C with the analysis's kernel, on `space`
-/// (Kokkos::Cuda; the emulated device in the emulated tests). Only for the types
+/// The CUDA entry point: C = alpha * A * B + beta * C with the analysis's kernel (or the portable
+/// kernel where SpmmAnalysis::warp_rows_for_row_major says so), on `space` (Kokkos::Cuda; the
+/// emulated device in the emulated tests). Only for the types
 /// spmm_cuda_supported_v accepts (spmm_dispatch.hpp routes the others to the portable backend
 /// when it resolves the backend).
 template <class Space, class Scalar, class Ordinal, class Offset, class Device, class BView, class CView>
 void spmm_apply(const Space& space, const SpmmAnalysis<Scalar, Ordinal, Offset, Device>& analysis, Scalar alpha,
                 const BView& B, Scalar beta, const CView& C) {
   if (analysis.kernel == SpmmKernel::aspt) return spmm_aspt(space, analysis, alpha, B, beta, C);
+  const int64_t K = static_cast<int64_t>(C.extent(1));
+  if (analysis.warp_rows_for_row_major && K >= spmm_cuda_warp_rows_min_k && K <= spmm_cuda_warp_rows_max_k &&
+      (B.extent(0) < 2 || B.stride(1) == 1) && (C.extent(0) < 2 || C.stride(1) == 1)) {
+    // Kokkos::Cuda itself; the emulated device's host space in the emulated tests.
+    if constexpr (std::is_same_v<typename Space::execution_space, Space>)
+      return kokkos::spmm_apply(space, analysis, alpha, B, beta, C);
+    else
+      return kokkos::spmm_apply(typename Space::execution_space(), analysis, alpha, B, beta, C);
+  }
   spmm_csr_rows(space, analysis, alpha, B, beta, C);
 }
 
