@@ -305,6 +305,20 @@ TEST(SpgemmCudaLocalBalancing, GroupSizeFollowsThePaperRule) {
       }
 }
 
+/// Lanes per row of a re-run by position: the power of two covering the average referenced row
+/// of B, 4 to 32; a forced group as given.
+TEST(SpgemmCudaReuse, GroupCoversTheAverageReferencedRow) {
+  EXPECT_EQ(icuda::spgemm_reuse_group(0.0, 0), 4);
+  EXPECT_EQ(icuda::spgemm_reuse_group(3.0, 0), 4);
+  EXPECT_EQ(icuda::spgemm_reuse_group(4.0, 0), 4);
+  EXPECT_EQ(icuda::spgemm_reuse_group(4.5, 0), 8);
+  EXPECT_EQ(icuda::spgemm_reuse_group(7.0, 0), 8);  // Poisson's 7-point rows
+  EXPECT_EQ(icuda::spgemm_reuse_group(9.0, 0), 16);
+  EXPECT_EQ(icuda::spgemm_reuse_group(81.0, 0), 32);  // elasticity's 81-entry rows
+  EXPECT_EQ(icuda::spgemm_reuse_group(5000.0, 0), 32);
+  EXPECT_EQ(icuda::spgemm_reuse_group(81.0, 2), 2);
+}
+
 TEST(SpgemmCudaBins, RowRuleFollowsThePaper) {
   icuda::SpgemmBinRule r;
   r.num_configs = 4;
@@ -564,9 +578,11 @@ TEST(SpgemmCudaEmulated, ReRunsByPositionInSortedRows) {
             << r.an.schedule_summary;
       }
     }
-    // The automatic group on these operands (about 5 entries per referenced row of B): 8 lanes.
+    // The automatic group on these operands (3 to 5 entries per referenced row of B, as the draw
+    // falls): 4 or 8 lanes.
     const auto f = run_product<FloatWide>(A, B, SpgemmOptions{}, small_device, schedule, 164);
-    EXPECT_EQ(f.an.cuda.reuse_group, 8);
+    EXPECT_EQ(f.an.cuda.reuse_group, Impl::cuda::spgemm_reuse_group(f.an.stats.average_b_row(), 0));
+    EXPECT_TRUE(f.an.cuda.reuse_group == 4 || f.an.cuda.reuse_group == 8) << f.an.cuda.reuse_group;
     EXPECT_EQ(launches_of(f.rerun_launches, "spgemm_numeric_reuse_kernel"), 1) << launches_text(f.rerun_launches);
     // Re-runs through the pass's accumulators.
     SpgemmOptions unsorted = with(SpgemmBalance::automatic, SpgemmBalance::automatic, false);
@@ -602,10 +618,11 @@ TEST(SpgemmCudaEmulated, ReRunsByPositionInSortedRows) {
       EXPECT_NE(r.an.schedule_summary.find("positions searched"), std::string::npos) << r.an.schedule_summary;
     }
   }
-  // A row of C of more than 640 entries: even a block of one group (32 lanes, the referenced rows
-  // of B being about 30 long) needs more than the 5120 bytes: the accumulators re-run.
+  // A row of C of more than 640 entries (about 780 of B's 900 columns): even a block of one group
+  // (32 lanes, the referenced rows of B being about 45 long) needs more than the 5120 bytes: the
+  // accumulators re-run.
   const HostCsr W = test::with_dense_row(6, 40, 2, 166);
-  const HostCsr V = test::random_csr(40, 900, 30, 167);
+  const HostCsr V = test::random_csr(40, 900, 45, 167);
   const auto r = run_product<Double>(W, V, SpgemmOptions{}, small_device, schedules(168, 1)[0], 169);
   ASSERT_GT(r.an.max_row_nnz, 640);
   EXPECT_EQ(r.an.cuda.reuse_group, 0);
