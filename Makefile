@@ -1,11 +1,13 @@
 # Sprocket: every target sets up what it needs (Debian packages, Kokkos / Kokkos Kernels 3.4.01
 # from Debian's trilinos source, the CMake build) and then does its job. See README.md.
-.PHONY: build-times docs demo test test-trilinos test-sanitize fuzz test-cuda-emulation-asan bench build cuda-check cuda-compile-check gpu-bundle deps deps-cuda clean
+.PHONY: build-times docs demo test test-kokkos4 test-trilinos test-sanitize fuzz test-cuda-emulation-asan bench build cuda-check cuda-compile-check gpu-bundle deps deps-cuda clean
 
 demo:                ## build and run the demo
 	@bash cmake/sprocket-build.sh host demo
 test:                ## build everything and run the unit tests (ctest)
 	@bash cmake/sprocket-build.sh host test
+test-kokkos4:        ## the host tests against Kokkos 4.6.01 + Kokkos Kernels 4.6.02 from ../shared/deps (built once into the dependency cache), in build/kokkos4
+	@bash cmake/sprocket-build.sh kokkos4 test
 test-trilinos:       ## Trilinos 13.2 with MPI (built once, about 30 min on 2 cores), then the Belos/Anasazi/Tpetra adapters' tests
 	@bash cmake/sprocket-build.sh trilinos trilinos-test
 test-sanitize:       ## the host tests (emulated CUDA kernels included) under AddressSanitizer + UBSan

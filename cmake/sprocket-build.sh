@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One entry point behind the Makefile: packages -> Kokkos deps -> configure -> build -> run.
 #
-#   cmake/sprocket-build.sh <host|cuda> <action>
+#   cmake/sprocket-build.sh <host|cuda|sanitize|trilinos|kokkos4> <action>
 #     test           build everything, run ctest (output on failure)
 #     demo           build and run the solver demo (sprocket-solve, default problem)
 #     bench          build the benchmarks
@@ -27,6 +27,8 @@ ACTION="${2:?usage: sprocket-build.sh <host|cuda|sanitize> <action>}"
 # UndefinedBehaviorSanitizer into build/sanitize.
 DEPS_CONFIG="$CONFIG"
 [[ "$CONFIG" == sanitize ]] && DEPS_CONFIG=host
+# kokkos4: the host configuration against Kokkos 4.6.01 + Kokkos Kernels 4.6.02 (../shared/deps)
+# into build/kokkos4.
 # trilinos: Sprocket against a Trilinos install (its Kokkos, its MPI) into build/trilinos.
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 JOBS="${SPROCKET_JOBS:-$(nproc)}"
@@ -111,6 +113,9 @@ if [[ "$CONFIG" == sanitize ]]; then
 fi
 # The AddressSanitizer copies of the emulated CUDA kernel tests only when asked for (they double
 # those tests' compile time).
+if [[ "$CONFIG" == kokkos4 ]]; then
+  cmake_args+=(-DSPROCKET_CUDA_EMULATION_ASAN=OFF)
+fi
 if [[ "$CONFIG" == host ]]; then
   if [[ "$ACTION" == cuda-emulation-asan ]]; then
     cmake_args+=(-DSPROCKET_CUDA_EMULATION_ASAN=ON)

@@ -10,6 +10,9 @@
 #                                  # the whole tarball through TriBITS with MPI: Teuchos, Tpetra,
 #                                  # Belos, Anasazi and their Kokkos / Kokkos Kernels (OpenMP +
 #                                  # Serial); prints the Trilinos install prefix
+#   cmake/sprocket-deps.sh kokkos4 # Kokkos 4.6.01 + Kokkos Kernels 4.6.02 (OpenMP + Serial), the
+#                                  # unchanged upstream archives of ../shared/deps (sha256 checked):
+#                                  # the compatibility configuration (make test-kokkos4)
 #
 # Cache: ${SPROCKET_DEPS_DIR:-~/.cache/sprocket}. A prefix is complete when its stamp file exists;
 # a prefix without a stamp (interrupted build) is wiped and rebuilt. Options:
@@ -20,8 +23,8 @@ set -euo pipefail
 
 CONFIG="${1:-host}"
 case "$CONFIG" in
-  host|cuda|trilinos) ;;
-  *) echo "sprocket-deps: unknown configuration '$CONFIG' (expected host, cuda or trilinos)" >&2; exit 2 ;;
+  host|cuda|trilinos|kokkos4) ;;
+  *) echo "sprocket-deps: unknown configuration '$CONFIG' (expected host, cuda, trilinos or kokkos4)" >&2; exit 2 ;;
 esac
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -48,7 +51,7 @@ if [[ "$CONFIG" == cuda ]]; then
   STAMP_KEY="cuda-patches $(shopt -s nullglob; for f in "$HERE"/patches/cuda/*.patch; do cat "$f"; done | sha256sum | cut -c1-8)"
 fi
 
-if [[ "$CONFIG" != trilinos && -f "$STAMP" && "$(cat "$STAMP")" == "$STAMP_KEY" ]]; then
+if [[ "$CONFIG" != trilinos && "$CONFIG" != kokkos4 && -f "$STAMP" && "$(cat "$STAMP")" == "$STAMP_KEY" ]]; then
   say "reusing complete prefix $PREFIX"
   echo "$PREFIX"
   exit 0
@@ -164,6 +167,76 @@ build_trilinos() {
 
 if [[ "$CONFIG" == trilinos ]]; then
   build_trilinos
+  exit 0
+fi
+
+# ---- Kokkos 4 (configuration "kokkos4") --------------------------------------------------------
+# The releases our users run (Trilinos 15-16, Spack, conda): Kokkos 4.6.01 and Kokkos Kernels
+# 4.6.02 from ../shared/deps beside the checkout (SPROCKET_SHARED_DEPS elsewhere), unchanged, built
+# for the host (OpenMP + Serial) with Kokkos Kernels' ETI off, as the default configuration is.
+# The prefix is keyed by the archives' checksums and the options below.
+KOKKOS4_ARCHIVE="kokkos-4.6.01.tar.gz"
+KOKKOS4_SHA256="b9d70e4653b87a06dbb48d63291bf248058c7c7db4bd91979676ad5609bb1a3a"
+KK4_ARCHIVE="kokkos-kernels-4.6.02.tar.gz"
+KK4_SHA256="a953f445660ed5aaab10e18fc4a90c4c178291e9d9d97d20abd4e6027f1193ec"
+kokkos4_options() {
+  printf '%s\n' -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 -DKokkos_ENABLE_OPENMP=ON \
+    -DKokkos_ENABLE_SERIAL=ON -DBUILD_SHARED_LIBS=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON
+}
+kk4_options() {
+  printf '%s\n' -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 -DBUILD_SHARED_LIBS=OFF \
+    -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DKokkosKernels_ENABLE_TPL_BLAS=OFF \
+    -DKokkosKernels_ENABLE_TPL_LAPACK=OFF -DKokkosKernels_ENABLE_TESTS=OFF \
+    -DKokkosKernels_ENABLE_EXAMPLES=OFF -DKokkosKernels_ENABLE_PERFTESTS=OFF \
+    -DKokkosKernels_INST_DOUBLE=OFF -DKokkosKernels_INST_FLOAT=OFF \
+    -DKokkosKernels_INST_COMPLEX_DOUBLE=OFF -DKokkosKernels_INST_COMPLEX_FLOAT=OFF \
+    -DKokkosKernels_INST_ORDINAL_INT=OFF -DKokkosKernels_INST_ORDINAL_INT64_T=OFF \
+    -DKokkosKernels_INST_OFFSET_INT=OFF -DKokkosKernels_INST_OFFSET_SIZE_T=OFF \
+    -DKokkosKernels_INST_LAYOUTLEFT=OFF -DKokkosKernels_INST_LAYOUTRIGHT=OFF \
+    -DKokkosKernels_INST_EXECSPACE_OPENMP=OFF -DKokkosKernels_INST_EXECSPACE_SERIAL=OFF \
+    -DKokkosKernels_INST_MEMSPACE_HOSTSPACE=OFF
+}
+
+build_kokkos4() {
+  local archives="${SPROCKET_SHARED_DEPS:-$HERE/../../shared/deps}"
+  local key prefix stamp tree build_dir
+  key="$( (echo "$KOKKOS4_SHA256 $KK4_SHA256"; kokkos4_options; kk4_options) | sha256sum | cut -c1-8)"
+  prefix="$DEPS_DIR/install/kokkos-4.6.01-host-etiOFF-$key"
+  stamp="$prefix/.sprocket-complete"
+  if [[ -f "$stamp" ]]; then
+    say "reusing complete prefix $prefix"
+    echo "$prefix"
+    return
+  fi
+  for pair in "$KOKKOS4_ARCHIVE $KOKKOS4_SHA256" "$KK4_ARCHIVE $KK4_SHA256"; do
+    set -- $pair
+    [[ -f "$archives/$1" ]] || die "$archives/$1 not found (the Kokkos 4 archives come from ../shared/deps; SPROCKET_SHARED_DEPS names another folder)"
+    echo "$2  $archives/$1" | sha256sum -c --status || die "sha256 of $archives/$1 does not match $2"
+  done
+  tree="$DEPS_DIR/kokkos4-src-$key"
+  build_dir="$DEPS_DIR/build/kokkos4-$key"
+  rm -rf "$tree" "$prefix" "$build_dir" && mkdir -p "$tree/kokkos" "$tree/kk" "$build_dir"
+  tar -xzf "$archives/$KOKKOS4_ARCHIVE" -C "$tree/kokkos" --strip-components=1
+  tar -xzf "$archives/$KK4_ARCHIVE" -C "$tree/kk" --strip-components=1
+  local opts start=$SECONDS
+  mapfile -t opts < <(kokkos4_options)
+  say "configuring and building Kokkos 4.6.01 (OpenMP + Serial) with $JOBS jobs"
+  { cmake -S "$tree/kokkos" -B "$build_dir/kokkos" "${opts[@]}" -DCMAKE_INSTALL_PREFIX="$prefix" &&
+    cmake --build "$build_dir/kokkos" -j "$JOBS" --target install; } >"$build_dir/kokkos.log" 2>&1 ||
+    { tail -30 "$build_dir/kokkos.log" >&2; die "Kokkos 4.6.01 build failed (log: $build_dir/kokkos.log)"; }
+  mapfile -t opts < <(kk4_options)
+  say "configuring and building Kokkos Kernels 4.6.02 (ETI off)"
+  { cmake -S "$tree/kk" -B "$build_dir/kk" "${opts[@]}" -DKokkos_ROOT="$prefix" -DCMAKE_INSTALL_PREFIX="$prefix" &&
+    cmake --build "$build_dir/kk" -j "$JOBS" --target install; } >"$build_dir/kk.log" 2>&1 ||
+    { tail -30 "$build_dir/kk.log" >&2; die "Kokkos Kernels 4.6.02 build failed (log: $build_dir/kk.log)"; }
+  echo "built in $((SECONDS - start)) s" > "$stamp"
+  rm -rf "$build_dir" "$tree"
+  say "installed Kokkos 4.6.01 and Kokkos Kernels 4.6.02 into $prefix in $((SECONDS - start)) s"
+  echo "$prefix"
+}
+
+if [[ "$CONFIG" == kokkos4 ]]; then
+  build_kokkos4
   exit 0
 fi
 

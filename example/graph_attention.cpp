@@ -103,7 +103,11 @@ void row_softmax(const Crs::row_map_type& row_map, const Scores& scores, const C
           Kokkos::parallel_reduce(
               Kokkos::ThreadVectorRange(team, begin, end),
               [&](const int64_t k, double& s) {
-                const double w = Kokkos::Experimental::exp(scores(k) - row_max);
+#if KOKKOS_VERSION >= 40000
+                const double w = Kokkos::exp(scores(k) - row_max);
+#else
+                const double w = Kokkos::Experimental::exp(scores(k) - row_max);  // Kokkos::exp from 3.6 on
+#endif
                 weights(k) = w;
                 s += w;
               },

@@ -6,12 +6,17 @@
 #include <Kokkos_Core.hpp>
 #include <KokkosKernels_Controls.hpp>
 #include <KokkosKernels_Handle.hpp>
+#if KOKKOS_VERSION >= 40000
+#include <KokkosSparse_SortCrs.hpp>  // Kokkos Kernels 4 moved the sort out of SparseUtils (4.2)
+#else
 #include <KokkosKernels_SparseUtils.hpp>
+#endif
 #include <KokkosSparse_spgemm.hpp>
 #include <KokkosSparse_spmv.hpp>
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <type_traits>
 
@@ -20,6 +25,13 @@
 #endif
 
 #include "Sprocket_Crs.hpp"
+
+// The View-level SpGEMM: KokkosSparse::Experimental in 3.4, promoted to KokkosSparse in 4.
+#if KOKKOS_VERSION >= 40000
+#define SPROCKET_KK_SPGEMM KokkosSparse
+#else
+#define SPROCKET_KK_SPGEMM KokkosSparse::Experimental
+#endif
 
 namespace sprocket_bench {
 namespace kk {
@@ -37,6 +49,18 @@ std::vector<Way> spmv_ways(const Crs<Scalar, Offset>& A, Scalar alpha, const Vec
                            const Vec<Scalar>& y) {
   std::vector<Way> ways;
   ways.push_back({"default", [A, alpha, x, beta, y] { KokkosSparse::spmv("N", alpha, A, x, beta, y); }});
+#if KOKKOS_VERSION >= 40000
+  // Kokkos Kernels 4: the handle, kept across applies as its users keep it, with its native
+  // kernels and its own merge path (the Controls of 3.4 are deprecated there).
+  using Handle = KokkosSparse::SPMVHandle<Space, Crs<Scalar, Offset>, Vec<Scalar>, Vec<Scalar>>;
+  for (const auto& [name, algorithm] :
+       {std::pair<const char*, KokkosSparse::SPMVAlgorithm>{"native", KokkosSparse::SPMV_NATIVE},
+        std::pair<const char*, KokkosSparse::SPMVAlgorithm>{"merge_path", KokkosSparse::SPMV_NATIVE_MERGE_PATH}}) {
+    const auto handle = std::make_shared<Handle>(algorithm);
+    ways.push_back({std::string("handle_") + name,
+                    [handle, A, alpha, x, beta, y] { KokkosSparse::spmv(handle.get(), "N", alpha, A, x, beta, y); }});
+  }
+#else
   if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible) {
     for (const char* schedule : {"static", "dynamic"}) {
       KokkosKernels::Experimental::Controls controls;
@@ -45,6 +69,7 @@ std::vector<Way> spmv_ways(const Crs<Scalar, Offset>& A, Scalar alpha, const Vec
                       [controls, A, alpha, x, beta, y] { KokkosSparse::spmv(controls, "N", alpha, A, x, beta, y); }});
     }
   }
+#endif
 #ifdef KOKKOS_ENABLE_OPENMP
   // The raw OpenMP kernel runs only for doubles, on a graph partitioned into one block per OpenMP
   // thread, with x and y 64-byte aligned; Kokkos Kernels falls back silently otherwise, so the way
@@ -155,7 +180,7 @@ class KkSpgemm final : public Spgemm {
   void symbolic(Handle& handle, Product& C) const {
     handle.create_spgemm_handle(algorithm_);
     C.row_map = RowMap(Kokkos::ViewAllocateWithoutInitializing("sprocket-bench::kk::C::row_map"), A_.numRows() + 1);
-    KokkosSparse::Experimental::spgemm_symbolic(&handle, A_.numRows(), B_.numRows(), B_.numCols(), A_.graph.row_map,
+    SPROCKET_KK_SPGEMM::spgemm_symbolic(&handle, A_.numRows(), B_.numRows(), B_.numCols(), A_.graph.row_map,
                                                 A_.graph.entries, false, B_.graph.row_map, B_.graph.entries, false,
                                                 C.row_map);
     const size_t nnz = handle.get_spgemm_handle()->get_c_nnz();
@@ -163,10 +188,17 @@ class KkSpgemm final : public Spgemm {
     C.values = Values(Kokkos::ViewAllocateWithoutInitializing("sprocket-bench::kk::C::values"), nnz);
   }
   void numeric_pass(Handle& handle, Product& C) const {
-    KokkosSparse::Experimental::spgemm_numeric(&handle, A_.numRows(), B_.numRows(), B_.numCols(), A_.graph.row_map,
+    SPROCKET_KK_SPGEMM::spgemm_numeric(&handle, A_.numRows(), B_.numRows(), B_.numCols(), A_.graph.row_map,
                                                A_.graph.entries, A_.values, false, B_.graph.row_map, B_.graph.entries,
                                                B_.values, false, C.row_map, C.entries, C.values);
-    if (sort_) KokkosKernels::Impl::sort_crs_matrix<Space>(C.row_map, C.entries, C.values);
+    if (sort_) {
+#if KOKKOS_VERSION >= 40000
+      // Kokkos Kernels 4's public sort; the column count lets it choose its bucket sort.
+      KokkosSparse::sort_crs_matrix(Space(), C.row_map, C.entries, C.values, static_cast<int>(B_.numCols()));
+#else
+      KokkosKernels::Impl::sort_crs_matrix<Space>(C.row_map, C.entries, C.values);
+#endif
+    }
   }
   Sprocket::HostCsr host(const Product& C) const {
     const Matrix M("sprocket-bench::kk::C", A_.numRows(), B_.numCols(), static_cast<Offset>(C.entries.extent(0)),

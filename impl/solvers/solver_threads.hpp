@@ -11,7 +11,8 @@
 /// one thread 0.010 s idle and at most 0.023 s beside them). On one thread there is no barrier to
 /// wait at. The threshold is measured: perf_tests/results/block-ops-2026-11-26.md.
 ///
-/// How: on Kokkos::OpenMP the solve runs inside Kokkos::OpenMP::partition_master with one
+/// How (Kokkos 3.4; Kokkos 4, which has no partition_master, in run_solve): on Kokkos::OpenMP
+/// the solve runs inside Kokkos::OpenMP::partition_master with one
 /// partition of one thread: Kokkos gives the calling thread its own OpenMP instance with a pool
 /// of one, so the operator, the preconditioner and the block kernels (parallel_for, reductions,
 /// team policies alike) run on it with the same code, and the result is the same up to rounding.
@@ -45,9 +46,16 @@ template <class ExecSpace>
 bool runs_on_one_thread(const ExecSpace& space, int64_t rows, int64_t block_columns, int64_t single_thread_below) {
 #if defined(KOKKOS_ENABLE_OPENMP)
   if constexpr (std::is_same_v<ExecSpace, Kokkos::OpenMP>) {
+#if KOKKOS_VERSION >= 40000
+    // Kokkos 4: outside any OpenMP parallel region (the one-thread region of another such solve
+    // included), on an instance of several threads.
+    return single_thread_below > 0 && rows * block_columns < single_thread_below && omp_get_level() == 0 &&
+           space.concurrency() > 1;
+#else
     (void)space;
     return single_thread_below > 0 && rows * block_columns < single_thread_below && !Kokkos::OpenMP::in_parallel() &&
            Kokkos::OpenMP::impl_thread_pool_size() > 1;
+#endif
   }
 #endif
   (void)space, (void)rows, (void)block_columns, (void)single_thread_below;
@@ -67,6 +75,22 @@ auto run_solve(const ExecSpace& space, bool one_thread, F&& f) -> decltype(f()) 
       decltype(f()) result{};
       std::exception_ptr error;
       const int levels = omp_get_max_active_levels();
+#if KOKKOS_VERSION >= 40000
+      // Kokkos 4 has no partition_master. Inside an OpenMP parallel region of one thread, with
+      // nested parallelism off, Kokkos::OpenMP runs every parallel construct on the calling thread
+      // (its execute_in_serial: the whole range, reductions and scans included), and OpenBLAS'
+      // OpenMP build, inside a parallel region, stays on it too.
+      if (levels > 1) omp_set_max_active_levels(1);
+#pragma omp parallel num_threads(1)
+      {
+        try {
+          result = f();
+        } catch (...) {
+          error = std::current_exception();
+        }
+      }
+      if (levels > 1) omp_set_max_active_levels(levels);
+#else
       if (levels < 2) omp_set_max_active_levels(2);
       Kokkos::OpenMP::partition_master(
           [&](int, int) {
@@ -78,6 +102,7 @@ auto run_solve(const ExecSpace& space, bool one_thread, F&& f) -> decltype(f()) 
           },
           1, 1);
       if (levels < 2) omp_set_max_active_levels(levels);
+#endif
       if (error) std::rethrow_exception(error);
       return result;
     }

@@ -9,7 +9,10 @@
 //  - the memory ceiling's functions are thread-safe.
 // Kokkos 3.4's OpenMP backend runs work from several host threads only inside
 // Kokkos::OpenMP::partition_master (each partition its own thread pool); elsewhere a dispatch
-// from a second host thread throws. The tests run two partitions of one thread each, every
+// from a second host thread throws. Kokkos 4 has no partition_master: there each partition is a
+// host thread of its own with an OpenMP instance of one thread (Kokkos::OpenMP(1), what
+// Kokkos::Experimental::partition_space makes), which every apply, copy and fence of the partition
+// names. The tests run two partitions of one thread each, every
 // partition with its own input, and check every result against the serial reference: results
 // mixed through shared state would differ. The overlap is forced, not hoped for: the partitions
 // meet at a barrier before each of many applies on matrices that take milliseconds per apply,
@@ -51,7 +54,7 @@ namespace {
 using namespace Sprocket;
 using namespace Sprocket::test;
 
-#if defined(KOKKOS_ENABLE_OPENMP) && KOKKOS_VERSION < 40000
+#if defined(KOKKOS_ENABLE_OPENMP)
 #define SPROCKET_HAVE_PARTITIONS 1
 using Space = Kokkos::OpenMP;
 using Device = Space::device_type;
@@ -84,6 +87,34 @@ class Barrier {
   std::atomic<int> waiting_{0}, generation_{0};
 };
 
+#if KOKKOS_VERSION >= 40000
+/// The calling partition's instance (Kokkos 4): set by in_partitions for its threads.
+thread_local const Space* partition_instance = nullptr;
+/// Where a partition's work runs: its own instance (Kokkos 4), else the default instance, which
+/// inside partition_master is the partition's pool (Kokkos 3.4).
+Space here() { return partition_instance ? *partition_instance : Space(); }
+
+/// Runs body(partition) in num_partitions host threads at the same time, each with an OpenMP
+/// instance of one thread; returns how many distinct partitions ran.
+template <class Body>
+int in_partitions(const Body& body) {
+  std::vector<Space> instances;
+  for (int p = 0; p < num_partitions; ++p) instances.emplace_back(1);
+  std::atomic<int> started{0};
+  std::vector<std::thread> threads;
+  for (int p = 0; p < num_partitions; ++p)
+    threads.emplace_back([&, p] {
+      partition_instance = &instances[p];
+      ++started;
+      body(p);
+      partition_instance = nullptr;
+    });
+  for (std::thread& t : threads) t.join();
+  return started.load();
+}
+#else
+Space here() { return Space(); }
+
 /// Runs body(partition) in num_partitions partitions of one thread each, at the same time (nested
 /// OpenMP on for the duration); returns how many distinct partitions ran.
 template <class Body>
@@ -100,6 +131,7 @@ int in_partitions(const Body& body) {
   omp_set_max_active_levels(saved_levels);
   return started.load();
 }
+#endif
 
 /// y = A x by the serial reference, with each entry's rounding bound (spmv_matches' formula),
 /// computed once per input: the partitions compare every repeat against it.
@@ -151,11 +183,12 @@ void apply_in_partitions(const std::vector<const Plan*>& plans, const HostCsr& A
     const Plan& plan = *plans[p % plans.size()];
     // Every partition runs every repeat (a failed one too), or the other would wait forever.
     for (int r = 0; r < repeats; ++r) {
-      Kokkos::deep_copy(yv[p], std::nan(""));  // poisoned: beta = 0 must overwrite every entry
+      Kokkos::deep_copy(here(), yv[p], std::nan(""));  // poisoned: beta = 0 must overwrite every entry
+      here().fence();
       barrier.arrive_and_wait();
       spans[p][r].first = Clock::now();
-      plan.apply("N", 1.0, xv[p], 0.0, yv[p]);
-      Space().fence();
+      plan.apply(here(), "N", 1.0, xv[p], 0.0, yv[p]);
+      here().fence();
       spans[p][r].second = Clock::now();
       if (!failures[p].empty()) continue;
       const std::string mismatch = expected[p].mismatch(to_host_vector(yv[p]));
@@ -210,10 +243,11 @@ void run_together(const std::vector<PartitionWork>& work) {
     const PartitionWork& w = work[p];
     for (int r = 0; r < repeats; ++r) {
       w.poison();
+      here().fence();
       barrier.arrive_and_wait();
       spans[p][r].first = Clock::now();
       w.apply();
-      Space().fence();
+      here().fence();
       spans[p][r].second = Clock::now();
       if (!failures[p].empty()) continue;
       const std::vector<double> got = w.read();
@@ -266,12 +300,13 @@ TEST(Concurrency, CopiesOfAnSpmvPlanInModeT) {
     for (size_t i = 0; i < x.size(); ++i) abs_x[i] = std::fabs(x[i]);
     reference::spmv("T", 1.0, absolute(A), abs_x, 0.0, scale);
     const SpmvPlan<Crs>* plan = plans[p];
-    work[p] = {[yv] { Kokkos::deep_copy(yv, std::nan("")); }, [plan, xv, yv] { plan->apply("T", 1.0, xv, 0.0, yv); },
+    work[p] = {[yv] { Kokkos::deep_copy(here(), yv, std::nan("")); },
+               [plan, xv, yv] { plan->apply(here(), "T", 1.0, xv, 0.0, yv); },
                [yv] { return to_host_vector(yv); }, y, rounding_bounds(scale, longest_dot("T", A))};
   }
   run_together(work);
 #else
-  GTEST_SKIP() << "needs Kokkos 3.x with OpenMP (partition_master)";
+  GTEST_SKIP() << "needs Kokkos::OpenMP";
 #endif
 }
 
@@ -299,12 +334,13 @@ TEST(Concurrency, CopiesOfAnSpmmPlanWithColumnMajorBlocks) {
     reference::spmm("N", 1.0, absolute(A), abs_X, 0.0, scale);
     const Block Xv = to_view<Block>(X, "B"), Yv("C", A.num_rows, K);
     const SpmmPlan<Crs>* plan = plans[p];
-    work[p] = {[Yv] { Kokkos::deep_copy(Yv, std::nan("")); }, [plan, Xv, Yv] { plan->apply("N", 1.0, Xv, 0.0, Yv); },
+    work[p] = {[Yv] { Kokkos::deep_copy(here(), Yv, std::nan("")); },
+               [plan, Xv, Yv] { plan->apply(here(), "N", 1.0, Xv, 0.0, Yv); },
                [Yv] { return to_host_dense(Yv).data; }, Y.data, rounding_bounds(scale.data, longest_dot("N", A))};
   }
   run_together(work);
 #else
-  GTEST_SKIP() << "needs Kokkos 3.x with OpenMP (partition_master)";
+  GTEST_SKIP() << "needs Kokkos::OpenMP";
 #endif
 }
 
@@ -331,14 +367,14 @@ TEST(Concurrency, CopiesOfAnSddmmPlanWithColumnMajorOperands) {
     const Block Av = to_view<Block>(A, "A"), Bv = to_view<Block>(B, "B");
     const Vec out("out", S.nnz());
     const SddmmPlan<Crs>* plan = plans[p];
-    work[p] = {[out] { Kokkos::deep_copy(out, std::nan("")); },
-               [plan, Av, Bv, out] { plan->apply(SddmmForm::scaled, 1.0, Av, Bv, 0.0, out); },
+    work[p] = {[out] { Kokkos::deep_copy(here(), out, std::nan("")); },
+               [plan, Av, Bv, out] { plan->apply(here(), SddmmForm::scaled, 1.0, Av, Bv, 0.0, out); },
                [out] { return to_host_vector(out); }, reference::sddmm(S, A, B).values,
                rounding_bounds(reference::sddmm(absolute(S), abs_A, abs_B).values, K)};
   }
   run_together(work);
 #else
-  GTEST_SKIP() << "needs Kokkos 3.x with OpenMP (partition_master)";
+  GTEST_SKIP() << "needs Kokkos::OpenMP";
 #endif
 }
 
@@ -360,13 +396,14 @@ TEST(Concurrency, CopiesOfAnSpgemmPlan) {
     const HostCsr expected = reference::spgemm(*matrices[p], B);
     ASSERT_EQ(to_host_csr(C).entries, expected.entries);
     const Crs a = *lefts[p];
-    work[p] = {[C] { Kokkos::deep_copy(C.values, std::nan("")); }, [plan, a, b, C] { plan->numeric(a, b, C); },
+    work[p] = {[C] { Kokkos::deep_copy(here(), C.values, std::nan("")); },
+               [plan, a, b, C] { plan->numeric(here(), a, b, C); },
                [C] { return to_host_vector(C.values); }, expected.values,
                rounding_bounds(reference::spgemm(absolute(*matrices[p]), absolute(B)).values, 200)};
   }
   run_together(work);
 #else
-  GTEST_SKIP() << "needs Kokkos 3.x with OpenMP (partition_master)";
+  GTEST_SKIP() << "needs Kokkos::OpenMP";
 #endif
 }
 
@@ -380,7 +417,7 @@ TEST(Concurrency, SeparateSpmvPlansFromTwoThreads) {
   apply_in_partitions<SpmvPlan<Crs>>({&first, &second}, A, 10, failures);
   for (const std::string& f : failures) EXPECT_TRUE(f.empty()) << f;
 #else
-  GTEST_SKIP() << "needs Kokkos 3.x with OpenMP (partition_master)";
+  GTEST_SKIP() << "needs Kokkos::OpenMP";
 #endif
 }
 
@@ -392,7 +429,7 @@ TEST(Concurrency, OneSpmvPlanFromTwoThreads) {
   apply_in_partitions<SpmvPlan<Crs>>({&plan}, A, 20, failures);
   for (const std::string& f : failures) EXPECT_TRUE(f.empty()) << f;
 #else
-  GTEST_SKIP() << "needs Kokkos 3.x with OpenMP (partition_master)";
+  GTEST_SKIP() << "needs Kokkos::OpenMP";
 #endif
 }
 
@@ -412,7 +449,7 @@ TEST(Concurrency, OneSymmetricBsrPlanFromTwoThreads) {
   apply_in_partitions<BsrSpmvPlan<Bsr>>({&plan}, A, 30, failures);
   for (const std::string& f : failures) EXPECT_TRUE(f.empty()) << f;
 #else
-  GTEST_SKIP() << "needs Kokkos 3.x with OpenMP (partition_master)";
+  GTEST_SKIP() << "needs Kokkos::OpenMP";
 #endif
 }
 
@@ -427,7 +464,7 @@ TEST(Concurrency, SeparateBsrPlansFromTwoThreads) {
   apply_in_partitions<BsrSpmvPlan<Bsr>>({&first, &second}, A, 40, failures);
   for (const std::string& f : failures) EXPECT_TRUE(f.empty()) << f;
 #else
-  GTEST_SKIP() << "needs Kokkos 3.x with OpenMP (partition_master)";
+  GTEST_SKIP() << "needs Kokkos::OpenMP";
 #endif
 }
 
