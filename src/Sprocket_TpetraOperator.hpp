@@ -34,6 +34,7 @@
 /// only (no transpose); A's range map must be its row map (no Export after the product).
 #include <Teuchos_RCP.hpp>
 #include <Tpetra_CrsMatrix.hpp>
+#include <Trilinos_version.h>
 #include <Tpetra_MultiVector.hpp>
 #include <Tpetra_Operator.hpp>
 #include <algorithm>
@@ -53,6 +54,25 @@
 namespace Sprocket {
 
 namespace Impl {
+/// The rank's element count of a Tpetra::Map and row count of a Tpetra::CrsMatrix: getNode* in
+/// Trilinos 13.2, getLocal* from 13.4 on (getNode* removed before 14.0).
+template <class Map>
+size_t tpetra_local_elements(const Map& map) {
+#if TRILINOS_MAJOR_MINOR_VERSION >= 130400
+  return map.getLocalNumElements();
+#else
+  return map.getNodeNumElements();
+#endif
+}
+template <class Matrix>
+size_t tpetra_local_rows(const Matrix& A) {
+#if TRILINOS_MAJOR_MINOR_VERSION >= 130400
+  return A.getLocalNumRows();
+#else
+  return A.getNodeNumRows();
+#endif
+}
+
 /// The checks both Tpetra operators make on apply's arguments, sizes in the message: the mode,
 /// the column counts, and each argument's map.
 ///  - Lengths, local and global, first (cheap, and what the local product needs to be safe).
@@ -74,14 +94,14 @@ class TpetraArgumentCheck {
     SPROCKET_REQUIRE(mode == Teuchos::NO_TRANS, who, ": only mode NO_TRANS is supported (no transposed apply)");
     SPROCKET_REQUIRE(Y.getNumVectors() == X.getNumVectors(), who, ": X has ", X.getNumVectors(),
                      " columns but Y has ", Y.getNumVectors());
-    SPROCKET_REQUIRE(X.getLocalLength() == domain->getNodeNumElements() &&
+    SPROCKET_REQUIRE(X.getLocalLength() == Impl::tpetra_local_elements(*domain) &&
                          X.getGlobalLength() == domain->getGlobalNumElements() &&
-                         Y.getLocalLength() == range->getNodeNumElements() &&
+                         Y.getLocalLength() == Impl::tpetra_local_elements(*range) &&
                          Y.getGlobalLength() == range->getGlobalNumElements(),
                      who, ": X must be on the domain map and Y on the range map (lengths on this rank / global: X ",
                      X.getLocalLength(), " / ", X.getGlobalLength(), ", Y ", Y.getLocalLength(), " / ",
-                     Y.getGlobalLength(), ", domain ", domain->getNodeNumElements(), " / ",
-                     domain->getGlobalNumElements(), ", range ", range->getNodeNumElements(), " / ",
+                     Y.getGlobalLength(), ", domain ", Impl::tpetra_local_elements(*domain), " / ",
+                     domain->getGlobalNumElements(), ", range ", Impl::tpetra_local_elements(*range), " / ",
                      range->getGlobalNumElements(), ")");
     require_same_map(who, "X", "domain", X.getMap(), domain, verified_x_);
     require_same_map(who, "Y", "range", Y.getMap(), range, verified_y_);
@@ -120,7 +140,7 @@ Teuchos::RCP<Tpetra::CrsMatrix<double, int, long long, Node>> to_tpetra_crs(
   auto M = Teuchos::rcp(new Tpetra::CrsMatrix<double, int, long long, Node>(map, longest));
   std::vector<long long> cols;
   std::vector<double> vals;
-  for (size_t l = 0; l < map->getNodeNumElements(); ++l) {
+  for (size_t l = 0; l < Impl::tpetra_local_elements(*map); ++l) {
     const long long row = map->getGlobalElement(static_cast<int>(l));
     cols.assign(A.entries.begin() + A.row_map[row], A.entries.begin() + A.row_map[row + 1]);
     vals.assign(A.values.begin() + A.row_map[row], A.values.begin() + A.row_map[row + 1]);
@@ -249,9 +269,9 @@ typename TpetraOperator<Node>::local_matrix_type local_diagonal_block(
   const auto rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local.graph.row_map);
   const auto cols = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local.graph.entries);
   const auto vals = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local.values);
-  const int64_t n = static_cast<int64_t>(A.getNodeNumRows());
+  const int64_t n = static_cast<int64_t>(Impl::tpetra_local_rows(A));
   // Column-map index -> row-map index of the same global index, -1 for remote columns.
-  std::vector<int> owned(col_map->getNodeNumElements(), -1);
+  std::vector<int> owned(Impl::tpetra_local_elements(*col_map), -1);
   for (size_t c = 0; c < owned.size(); ++c) {
     const int r = row_map->getLocalElement(col_map->getGlobalElement(static_cast<int>(c)));
     if (r != Teuchos::OrdinalTraits<int>::invalid()) owned[c] = r;
