@@ -80,7 +80,8 @@ inline const char* solve_help_text() {
          "  --plot F                 plot the convergence history to the PNG file F (needs gnuplot)\n"
          "  --quiet                  no per-iteration lines\n"
          "  --help, -h               this text\n"
-         "  Threads: Kokkos' --kokkos-threads=N (or OMP_NUM_THREADS).\n";
+         "  Threads: Kokkos' --kokkos-threads=N (Kokkos 3; --kokkos-num-threads=N from Kokkos 4.3) or\n"
+         "  OMP_NUM_THREADS.\n";
 }
 
 [[noreturn]] inline void usage_error(const std::string& message) {
