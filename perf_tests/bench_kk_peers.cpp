@@ -26,15 +26,15 @@
 
 #include "Sprocket_Crs.hpp"
 
-// The View-level SpGEMM: KokkosSparse::Experimental in 3.4, promoted to KokkosSparse in 4.
-#if KOKKOS_VERSION >= 40000
-#define SPROCKET_KK_SPGEMM KokkosSparse
-#else
-#define SPROCKET_KK_SPGEMM KokkosSparse::Experimental
-#endif
-
 namespace sprocket_bench {
 namespace kk {
+
+// The View-level SpGEMM: KokkosSparse::Experimental in 3.4, promoted to KokkosSparse in 4.
+#if KOKKOS_VERSION >= 40000
+namespace kk_spgemm = KokkosSparse;
+#else
+namespace kk_spgemm = KokkosSparse::Experimental;
+#endif
 
 const char* peers_march() {
 #ifdef SPROCKET_BENCH_PEERS_MARCH
@@ -180,7 +180,7 @@ class KkSpgemm final : public Spgemm {
   void symbolic(Handle& handle, Product& C) const {
     handle.create_spgemm_handle(algorithm_);
     C.row_map = RowMap(Kokkos::ViewAllocateWithoutInitializing("sprocket-bench::kk::C::row_map"), A_.numRows() + 1);
-    SPROCKET_KK_SPGEMM::spgemm_symbolic(&handle, A_.numRows(), B_.numRows(), B_.numCols(), A_.graph.row_map,
+    kk_spgemm::spgemm_symbolic(&handle, A_.numRows(), B_.numRows(), B_.numCols(), A_.graph.row_map,
                                                 A_.graph.entries, false, B_.graph.row_map, B_.graph.entries, false,
                                                 C.row_map);
     const size_t nnz = handle.get_spgemm_handle()->get_c_nnz();
@@ -188,7 +188,7 @@ class KkSpgemm final : public Spgemm {
     C.values = Values(Kokkos::ViewAllocateWithoutInitializing("sprocket-bench::kk::C::values"), nnz);
   }
   void numeric_pass(Handle& handle, Product& C) const {
-    SPROCKET_KK_SPGEMM::spgemm_numeric(&handle, A_.numRows(), B_.numRows(), B_.numCols(), A_.graph.row_map,
+    kk_spgemm::spgemm_numeric(&handle, A_.numRows(), B_.numRows(), B_.numCols(), A_.graph.row_map,
                                                A_.graph.entries, A_.values, false, B_.graph.row_map, B_.graph.entries,
                                                B_.values, false, C.row_map, C.entries, C.values);
     if (sort_) {

@@ -79,8 +79,8 @@ auto run_solve(const ExecSpace& space, bool one_thread, F&& f) -> decltype(f()) 
       // Kokkos 4 has no partition_master. Inside an OpenMP parallel region of one thread, with
       // nested parallelism off, Kokkos::OpenMP runs every parallel construct on the calling thread
       // (its execute_in_serial: the whole range, reductions and scans included), and OpenBLAS'
-      // OpenMP build, inside a parallel region, stays on it too. (Without the region's thread
-      // count set to one, the block GMRES of west0479 took 0.032 s idle here against 0.013.)
+      // OpenMP build, inside a parallel region, stays on it too, once the region's own thread
+      // count is one (perf_tests/results/kokkos4-host-bench-2026-11-28.md).
       if (levels > 1) omp_set_max_active_levels(1);
 #pragma omp parallel num_threads(1)
       {

@@ -203,18 +203,16 @@ inline SpmmKernel spmm_choose_kernel(SpmmKernel requested, Backend backend, Spmm
   return aspt ? SpmmKernel::aspt : SpmmKernel::csr_rows;
 }
 
+/// The columns of row-major B and C for which a regular matrix runs the portable kernel on CUDA
+/// (SpmmAnalysis::warp_rows_for_row_major): K = 17..32 gives it a warp of lanes per row, the
+/// shape an H200 measured faster than csr_rows on regular matrices at K = 32, while csr_rows won
+/// at K = 128 and on matrices that split rows (perf_tests/results/gpu-h200-2026-11-28-afternoon.md).
+inline constexpr int64_t spmm_cuda_warp_rows_min_k = 17, spmm_cuda_warp_rows_max_k = 32;
+
 /// Entries per chunk of a split row for the CUDA csr_rows kernel: twice the average row, rounded
 /// up to a multiple of 32 (at least 32), so that no work item is longer than about twice the
 /// average and a warp's chunk fills its lanes' loads of (column, value) once or more. Rows of
 /// regular matrices (within twice the average) are never split.
-/// The columns of row-major B and C for which a regular matrix runs the portable kernel on CUDA
-/// (SpmmAnalysis::warp_rows_for_row_major): K = 17..32 gives it a warp of lanes per row, the
-/// shape measured (H200, 2026-11-28, K = 32 row-major, median ms, csr_rows / portable / cuSPARSE:
-/// gen:poisson3d:n=80 0.371 / 0.262 / 0.307, bcsstk16 0.0268 / 0.0213 / 0.0231, crystm01 0.0168
-/// / 0.0155 / 0.0172; at K = 128 csr_rows was as fast or faster on Poisson, 0.597 / 0.678, and
-/// on R-MAT, which splits rows, the portable kernel was 7.5 times slower).
-inline constexpr int64_t spmm_cuda_warp_rows_min_k = 17, spmm_cuda_warp_rows_max_k = 32;
-
 inline int64_t spmm_cuda_split_entries(int64_t rows, int64_t nnz) {
   const int64_t twice_average = rows > 0 ? (2 * nnz + rows - 1) / rows : 0;
   return std::max<int64_t>(32, (twice_average + 31) / 32 * 32);
@@ -306,7 +304,9 @@ spmm_analyse(const CrsType& A, Backend backend, SpmmKernel requested, SpmmTarget
     S.num_chunks = static_cast<int64_t>(chunk_row.size());
     S.warp_rows_for_row_major = requested == SpmmKernel::automatic && S.num_split_rows == 0;
     if (S.warp_rows_for_row_major && report)
-      report->kernel_reason += "; row-major B and C of 17 to 32 columns: the portable kernel (no row split)";
+      report->kernel_reason += "; row-major B and C of " + std::to_string(spmm_cuda_warp_rows_min_k) + " to " +
+                               std::to_string(spmm_cuda_warp_rows_max_k) +
+                               " columns: the portable kernel (no row split)";
     S.split_rows = to_device_view<Ordinal, Device>(split_rows, "Sprocket::spmm::split_rows");
     S.chunk_row = to_device_view<Ordinal, Device>(chunk_row, "Sprocket::spmm::chunk_row");
     S.chunk_begin = to_device_view<int64_t, Device>(chunk_begin, "Sprocket::spmm::chunk_begin");

@@ -953,13 +953,13 @@ __global__ void __launch_bounds__(spgemm_cuda_max_threads, spgemm_cuda_min_block
   const unsigned mask =
       group == spgemm_warp_size ? spgemm_full_mask : ((1u << group) - 1u) << ((t % spgemm_warp_size) & ~(group - 1));
   const int64_t stride = static_cast<int64_t>(gridDim.x) * groups;
+  const bool read = positions.at != nullptr && !positions.record;
   for (int64_t row = static_cast<int64_t>(blockIdx.x) * groups + t / group; row < p.num_rows; row += stride) {
     const int64_t c0 = static_cast<int64_t>(c.row_map[row]);
     const int64_t n = static_cast<int64_t>(c.row_map[row + 1]) - c0;
     const Ordinal* const columns = c.entries + c0;
     for (int64_t q = lane; q < n; q += group) slots[q] = Scalar(0);
     __syncwarp(mask);
-    const bool read = positions.at != nullptr && !positions.record;
     int64_t product = positions.at != nullptr ? positions.row_first[row] : 0;
     const int64_t a1 = static_cast<int64_t>(p.a_row_map[row + 1]);
     for (int64_t base = static_cast<int64_t>(p.a_row_map[row]); base < a1; base += group) {
