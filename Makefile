@@ -20,10 +20,13 @@ bench:               ## build the benchmarks into build/host/bin
 	@bash cmake/sprocket-build.sh host bench
 build:               ## build everything (host)
 	@bash cmake/sprocket-build.sh host build
-cuda-check:          ## CUDA configuration: compile everything (needs nvcc, not a GPU)
-	@bash cmake/sprocket-build.sh cuda build
-cuda-compile-check:  ## CUDA configuration: library, tools and one test per kernel (CI)
-	@bash cmake/sprocket-build.sh cuda cuda-subset
+# KOKKOS4=1: the CUDA configuration against Kokkos 4.6.01 + Kokkos Kernels 4.6.02 (../shared/deps,
+# built with CUDA for Kokkos_ARCH_HOPPER90 into the dependency cache) in build/kokkos4-cuda.
+CUDA_CONFIG := $(if $(filter 1,$(KOKKOS4)),kokkos4-cuda,cuda)
+cuda-check:          ## CUDA configuration: compile everything (needs nvcc, not a GPU); KOKKOS4=1 against Kokkos 4.6
+	@bash cmake/sprocket-build.sh $(CUDA_CONFIG) build
+cuda-compile-check:  ## CUDA configuration: library, tools and one test per kernel (CI); KOKKOS4=1 against Kokkos 4.6
+	@bash cmake/sprocket-build.sh $(CUDA_CONFIG) cuda-subset
 gpu-bundle:          ## CUDA configuration: build the tests and benchmarks (compiler cache reused) and pack .device/bundle.tar.xz for a GPU run (perf_tests/gpu/run_checks.sh)
 	@bash cmake/sprocket-build.sh cuda build && bash perf_tests/gpu/pack_bundle.sh
 build-times:         ## the slowest translation units of each build tree, with their seconds (Ninja's log)

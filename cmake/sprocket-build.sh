@@ -28,9 +28,12 @@ ACTION="${2:?usage: sprocket-build.sh <host|cuda|sanitize> <action>}"
 DEPS_CONFIG="$CONFIG"
 [[ "$CONFIG" == sanitize ]] && DEPS_CONFIG=host
 # kokkos4: the host configuration against Kokkos 4.6.01 + Kokkos Kernels 4.6.02 (../shared/deps)
-# into build/kokkos4.
+# into build/kokkos4; kokkos4-cuda: the CUDA configuration against them (built with CUDA for
+# Kokkos_ARCH_HOPPER90, or SPROCKET_KOKKOS4_CUDA_ARCH) into build/kokkos4-cuda.
 # trilinos: Sprocket against a Trilinos install (its Kokkos, its MPI) into build/trilinos.
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+IS_CUDA=0
+[[ "$CONFIG" == cuda || "$CONFIG" == kokkos4-cuda ]] && IS_CUDA=1
 JOBS="${SPROCKET_JOBS:-$(nproc)}"
 say() { echo "sprocket: $*" >&2; }
 
@@ -68,7 +71,7 @@ if [[ "${SPROCKET_CCACHE:-1}" != 0 ]] && command -v ccache >/dev/null; then
 else
   cmake_args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=)
 fi
-if [[ "$CONFIG" == cuda ]]; then
+if [[ "$IS_CUDA" == 1 ]]; then
   NVCC="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"
   [[ -x "$NVCC" ]] || { say "nvcc not found: the CUDA configuration needs the CUDA toolkit"; exit 1; }
   export PATH="$(dirname "$NVCC"):$PATH"

@@ -11,8 +11,12 @@
 #                                  # Belos, Anasazi and their Kokkos / Kokkos Kernels (OpenMP +
 #                                  # Serial); prints the Trilinos install prefix
 #   cmake/sprocket-deps.sh kokkos4 # Kokkos 4.6.01 + Kokkos Kernels 4.6.02 (OpenMP + Serial), the
-#                                  # unchanged upstream archives of ../shared/deps (sha256 checked):
-#                                  # the compatibility configuration (make test-kokkos4)
+#                                  # upstream archives of ../shared/deps (sha256 checked): the
+#                                  # compatibility configuration (make test-kokkos4)
+#   cmake/sprocket-deps.sh kokkos4-cuda
+#                                  # the same with CUDA (OpenMP + Serial + Cuda) for one architecture,
+#                                  # Kokkos_ARCH_HOPPER90 unless SPROCKET_KOKKOS4_CUDA_ARCH names
+#                                  # another (AMPERE80, ...); patches/kokkos4-cuda/ for CUDA 13
 #
 # Cache: ${SPROCKET_DEPS_DIR:-~/.cache/sprocket}. A prefix is complete when its stamp file exists;
 # a prefix without a stamp (interrupted build) is wiped and rebuilt. Options:
@@ -23,8 +27,8 @@ set -euo pipefail
 
 CONFIG="${1:-host}"
 case "$CONFIG" in
-  host|cuda|trilinos|kokkos4) ;;
-  *) echo "sprocket-deps: unknown configuration '$CONFIG' (expected host, cuda, trilinos or kokkos4)" >&2; exit 2 ;;
+  host|cuda|trilinos|kokkos4|kokkos4-cuda) ;;
+  *) echo "sprocket-deps: unknown configuration '$CONFIG' (expected host, cuda, trilinos, kokkos4 or kokkos4-cuda)" >&2; exit 2 ;;
 esac
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -51,7 +55,7 @@ if [[ "$CONFIG" == cuda ]]; then
   STAMP_KEY="cuda-patches $(shopt -s nullglob; for f in "$HERE"/patches/cuda/*.patch; do cat "$f"; done | sha256sum | cut -c1-8)"
 fi
 
-if [[ "$CONFIG" != trilinos && "$CONFIG" != kokkos4 && -f "$STAMP" && "$(cat "$STAMP")" == "$STAMP_KEY" ]]; then
+if [[ "$CONFIG" != trilinos && "$CONFIG" != kokkos4* && -f "$STAMP" && "$(cat "$STAMP")" == "$STAMP_KEY" ]]; then
   say "reusing complete prefix $PREFIX"
   echo "$PREFIX"
   exit 0
@@ -170,11 +174,16 @@ if [[ "$CONFIG" == trilinos ]]; then
   exit 0
 fi
 
-# ---- Kokkos 4 (configuration "kokkos4") --------------------------------------------------------
+# ---- Kokkos 4 (configurations "kokkos4" and "kokkos4-cuda") -------------------------------------
 # The releases our users run (Trilinos 15-16, Spack, conda): Kokkos 4.6.01 and Kokkos Kernels
-# 4.6.02 from ../shared/deps beside the checkout (SPROCKET_SHARED_DEPS elsewhere), unchanged, built
-# for the host (OpenMP + Serial) with Kokkos Kernels' ETI off, as the default configuration is.
-# The prefix is keyed by the archives' checksums and the options below.
+# 4.6.02 from ../shared/deps beside the checkout (SPROCKET_SHARED_DEPS elsewhere), built with
+# Kokkos Kernels' ETI off, as the default configuration is: for the host (OpenMP + Serial,
+# unchanged archives), or with CUDA too. Kokkos 4.6.01 predates CUDA 13: patches/kokkos4-cuda/
+# (nvcc_wrapper's default sm_70, which nvcc 13 refuses, and three runtime calls whose signatures
+# CUDA 13 changed) is applied to the CUDA build alone. Kokkos 4 compiles for one GPU architecture
+# (Kokkos_ARCH_*, default HOPPER90); the prefix is keyed by the archives' checksums, the options
+# below and the patches.
+KOKKOS4_CUDA_ARCH="${SPROCKET_KOKKOS4_CUDA_ARCH:-HOPPER90}"
 KOKKOS4_ARCHIVE="kokkos-4.6.01.tar.gz"
 KOKKOS4_SHA256="b9d70e4653b87a06dbb48d63291bf248058c7c7db4bd91979676ad5609bb1a3a"
 KK4_ARCHIVE="kokkos-kernels-4.6.02.tar.gz"
@@ -182,6 +191,9 @@ KK4_SHA256="a953f445660ed5aaab10e18fc4a90c4c178291e9d9d97d20abd4e6027f1193ec"
 kokkos4_options() {
   printf '%s\n' -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 -DKokkos_ENABLE_OPENMP=ON \
     -DKokkos_ENABLE_SERIAL=ON -DBUILD_SHARED_LIBS=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON
+  if [[ "$CONFIG" == kokkos4-cuda ]]; then
+    printf '%s\n' -DKokkos_ENABLE_CUDA=ON "-DKokkos_ARCH_$KOKKOS4_CUDA_ARCH=ON" -DKokkos_ENABLE_CUDA_CONSTEXPR=ON
+  fi
 }
 kk4_options() {
   printf '%s\n' -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 -DBUILD_SHARED_LIBS=OFF \
@@ -195,13 +207,23 @@ kk4_options() {
     -DKokkosKernels_INST_LAYOUTLEFT=OFF -DKokkosKernels_INST_LAYOUTRIGHT=OFF \
     -DKokkosKernels_INST_EXECSPACE_OPENMP=OFF -DKokkosKernels_INST_EXECSPACE_SERIAL=OFF \
     -DKokkosKernels_INST_MEMSPACE_HOSTSPACE=OFF
+  if [[ "$CONFIG" == kokkos4-cuda ]]; then
+    printf '%s\n' -DKokkosKernels_ENABLE_TPL_CUSPARSE=OFF -DKokkosKernels_ENABLE_TPL_CUBLAS=OFF \
+      -DKokkosKernels_ENABLE_TPL_CUSOLVER=OFF -DKokkosKernels_INST_EXECSPACE_CUDA=OFF \
+      -DKokkosKernels_INST_MEMSPACE_CUDASPACE=OFF -DKokkosKernels_INST_MEMSPACE_CUDAUVMSPACE=OFF
+  fi
 }
 
 build_kokkos4() {
   local archives="${SPROCKET_SHARED_DEPS:-$HERE/../../shared/deps}"
-  local key prefix stamp tree build_dir
-  key="$( (echo "$KOKKOS4_SHA256 $KK4_SHA256"; kokkos4_options; kk4_options) | sha256sum | cut -c1-8)"
-  prefix="$DEPS_DIR/install/kokkos-4.6.01-host-etiOFF-$key"
+  local key prefix stamp tree build_dir variant=host patches=()
+  if [[ "$CONFIG" == kokkos4-cuda ]]; then
+    variant="cuda-$(echo "$KOKKOS4_CUDA_ARCH" | tr '[:upper:]' '[:lower:]')"
+    patches=("$HERE"/patches/kokkos4-cuda/*.patch)
+  fi
+  key="$( (echo "$KOKKOS4_SHA256 $KK4_SHA256"; kokkos4_options; kk4_options
+           [[ ${#patches[@]} -eq 0 ]] || cat "${patches[@]}") | sha256sum | cut -c1-8)"
+  prefix="$DEPS_DIR/install/kokkos-4.6.01-$variant-etiOFF-$key"
   stamp="$prefix/.sprocket-complete"
   if [[ -f "$stamp" ]]; then
     say "reusing complete prefix $prefix"
@@ -218,13 +240,26 @@ build_kokkos4() {
   rm -rf "$tree" "$prefix" "$build_dir" && mkdir -p "$tree/kokkos" "$tree/kk" "$build_dir"
   tar -xzf "$archives/$KOKKOS4_ARCHIVE" -C "$tree/kokkos" --strip-components=1
   tar -xzf "$archives/$KK4_ARCHIVE" -C "$tree/kk" --strip-components=1
+  local p
+  for p in "${patches[@]}"; do
+    say "applying kokkos4-cuda/$(basename "$p")"
+    patch -d "$tree/kokkos" -p1 --forward --quiet < "$p" || die "patch kokkos4-cuda/$(basename "$p") does not apply"
+  done
   local opts start=$SECONDS
   mapfile -t opts < <(kokkos4_options)
-  say "configuring and building Kokkos 4.6.01 (OpenMP + Serial) with $JOBS jobs"
+  if [[ "$CONFIG" == kokkos4-cuda ]]; then
+    local nvcc_bin
+    nvcc_bin="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"
+    [[ -x "$nvcc_bin" ]] || die "the kokkos4-cuda configuration needs nvcc (the CUDA toolkit)"
+    export PATH="$(dirname "$nvcc_bin"):$PATH"
+    opts+=("-DCMAKE_CXX_COMPILER=$tree/kokkos/bin/nvcc_wrapper")
+  fi
+  say "configuring and building Kokkos 4.6.01 ($variant) with $JOBS jobs"
   { cmake -S "$tree/kokkos" -B "$build_dir/kokkos" "${opts[@]}" -DCMAKE_INSTALL_PREFIX="$prefix" &&
     cmake --build "$build_dir/kokkos" -j "$JOBS" --target install; } >"$build_dir/kokkos.log" 2>&1 ||
     { tail -30 "$build_dir/kokkos.log" >&2; die "Kokkos 4.6.01 build failed (log: $build_dir/kokkos.log)"; }
   mapfile -t opts < <(kk4_options)
+  [[ "$CONFIG" == kokkos4-cuda ]] && opts+=("-DCMAKE_CXX_COMPILER=$prefix/bin/nvcc_wrapper")
   say "configuring and building Kokkos Kernels 4.6.02 (ETI off)"
   { cmake -S "$tree/kk" -B "$build_dir/kk" "${opts[@]}" -DKokkos_ROOT="$prefix" -DCMAKE_INSTALL_PREFIX="$prefix" &&
     cmake --build "$build_dir/kk" -j "$JOBS" --target install; } >"$build_dir/kk.log" 2>&1 ||
@@ -235,7 +270,7 @@ build_kokkos4() {
   echo "$prefix"
 }
 
-if [[ "$CONFIG" == kokkos4 ]]; then
+if [[ "$CONFIG" == kokkos4 || "$CONFIG" == kokkos4-cuda ]]; then
   build_kokkos4
   exit 0
 fi
