@@ -257,7 +257,7 @@ inline Args parse_args(int argc, char** argv, const std::vector<KernelEntry>& re
 #ifdef SPROCKET_BENCH_DOUBLE_INT_ONLY
   if (args.scalar != "double" || args.offset != "int")
     throw UsageError("this sprocket-bench was built for --scalar double --offset int only (SPROCKET_BENCH_TYPES="
-                     "double_int, the CI compile check); --scalar " + args.scalar + " --offset " + args.offset +
+                     "double_int: the build of make test and of the CI compile check); --scalar " + args.scalar + " --offset " + args.offset +
                      " needs a build with SPROCKET_BENCH_TYPES=all (make bench, make cuda-check)");
 #endif
   *entry_out = entry;

@@ -76,18 +76,18 @@ namespace Impl {
 namespace cuda {
 
 /// Raw pointers and strides of one apply, the stream and the grid clamp (grid_limit(space)).
-template <class Offset, class Ordinal, class Value, class XValue, class YValue, class Scalar>
+template <class Offset, class Ordinal, class XValue, class Scalar>
 struct SpmvCudaArgs {
   cudaStream_t stream;
   int64_t grid_limit;
   const Offset* row_map;
   const Ordinal* entries;
-  const Value* values;
+  const Scalar* values;
   const Ordinal* bounds;
   Scalar alpha, beta;
   const XValue* x;
   int64_t x_stride;
-  YValue* y;
+  Scalar* y;
   int64_t y_stride;
 };
 
@@ -230,13 +230,14 @@ void spmv_apply(const Space& space, const SpmvAnalysis<CrsType>& analysis, Scala
                 "Sprocket::spmv (CUDA): x and y must be accessible from the execution space");
   using Offset = typename AMatrix::non_const_size_type;
   using Ordinal = typename AMatrix::non_const_ordinal_type;
-  using Value = typename AMatrix::non_const_value_type;
+  static_assert(std::is_same_v<typename AMatrix::non_const_value_type, Scalar> && std::is_same_v<YValue, Scalar>,
+                "Sprocket::spmv (CUDA): A's values and y are of the plan's scalar type");
   using XValue = typename XView::non_const_value_type;
   using BoundsValue = typename decltype(s.vrow_bounds)::non_const_value_type;
   static_assert(std::is_same_v<BoundsValue, Ordinal>, "Sprocket::spmv (CUDA): schedule and matrix ordinals differ");
 
   ProfilingRegion region("Sprocket::spmv::cuda");
-  const SpmvCudaArgs<Offset, Ordinal, Value, XValue, YValue, Scalar> args{
+  const SpmvCudaArgs<Offset, Ordinal, XValue, Scalar> args{
       stream_of(space),
       grid_limit(space),
       A.graph.row_map.data(),

@@ -5,10 +5,12 @@
 // for a set of rows given by the schedule (SpmvDeviceSchedule, impl/spmv/spmv_analysis.hpp), except the
 // split-row pair, which scales y[r] first and then adds alpha * (partial sum) atomically.
 //
-// Arguments are raw pointers: the CSR arrays (Offset row_map, Ordinal entries, Value values), the
+// Arguments are raw pointers: the CSR arrays (Offset row_map, Ordinal entries, Scalar values), the
 // schedule arrays (Ordinal vrows / vrow bounds / split rows), and x and y as pointer + stride so
 // that rank-1 subviews of LayoutRight rank-2 Views (LayoutStride, stride = number of columns)
-// work as they are. Index arithmetic is int64_t throughout; grids are clamped on the host and
+// work as they are. A's values and y are of the plan's Scalar (the dispatch sends y of another
+// type to the portable kernels), so only x has a value type of its own (XValue: x may be, say,
+// float under a double matrix), which is converted to Scalar as it is read. Index arithmetic is int64_t throughout; grids are clamped on the host and
 // every kernel loops grid-stride, so counts beyond 2^31 - 1 threads or blocks are covered.
 //
 // The same source also runs on the CPU in the test-only emulation (SPROCKET_CUDA_EMULATION,
@@ -53,12 +55,12 @@ __device__ __forceinline__ int64_t spmv_slot_row(int64_t slot, const Ordinal* __
   return r < static_cast<int64_t>(ldg(bounds + v + 1)) ? r : -1;
 }
 
-template <class Scalar, class YValue>
-__device__ __forceinline__ void spmv_store(YValue* y, Scalar alpha, Scalar sum, Scalar beta) {
+template <class Scalar>
+__device__ __forceinline__ void spmv_store(Scalar* y, Scalar alpha, Scalar sum, Scalar beta) {
   if (beta == Scalar(0))
-    *y = static_cast<YValue>(alpha * sum);
+    *y = static_cast<Scalar>(alpha * sum);
   else
-    *y = static_cast<YValue>(beta * static_cast<Scalar>(*y) + alpha * sum);
+    *y = static_cast<Scalar>(beta * static_cast<Scalar>(*y) + alpha * sum);
 }
 
 /// Butterfly sum over groups of Width consecutive lanes (Width a power of two <= 32); every lane of
@@ -104,9 +106,9 @@ __device__ __forceinline__ Scalar spmv_block_sum(Scalar v, Scalar* buffer) {
 
 /// The calling thread's share of sum_{begin <= k < end} A(k) x(col k): entries begin +
 /// threadIdx.x, begin + threadIdx.x + 256, ... (a block's threads read consecutive entries).
-template <class Scalar, class Ordinal, class Value, class XValue>
+template <class Scalar, class Ordinal, class XValue>
 __device__ __forceinline__ Scalar spmv_block_range_part(const Ordinal* __restrict__ entries,
-                                                        const Value* __restrict__ values, int64_t begin, int64_t end,
+                                                        const Scalar* __restrict__ values, int64_t begin, int64_t end,
                                                         const XValue* __restrict__ x, int64_t x_stride) {
   Scalar sum = 0;
   for (int64_t k = begin + threadIdx.x; k < end; k += spmv_block_size)
@@ -118,33 +120,33 @@ __device__ __forceinline__ Scalar spmv_block_range_part(const Ordinal* __restric
 /// Split-row chunk c: the block reduces its entries (spmv_block_sum on `buffer`) and thread 0 adds
 /// alpha * partial into y(r) atomically. Chunk c belongs to split row chunk_split_index[c] and
 /// covers `chunk` entries of it from its (c - split_chunk_begin[i])-th chunk on.
-template <class Offset, class Ordinal, class Value, class XValue, class YValue, class Scalar>
+template <class Offset, class Ordinal, class XValue, class Scalar>
 __device__ __forceinline__ void spmv_split_chunk(int64_t c, const Offset* __restrict__ row_map,
-                                                 const Ordinal* __restrict__ entries, const Value* __restrict__ values,
+                                                 const Ordinal* __restrict__ entries, const Scalar* __restrict__ values,
                                                  const Ordinal* __restrict__ split_rows,
                                                  const int64_t* __restrict__ split_chunk_begin,
                                                  const Ordinal* __restrict__ chunk_split_index, int64_t chunk,
                                                  Scalar alpha, const XValue* __restrict__ x, int64_t x_stride,
-                                                 YValue* y, int64_t y_stride, Scalar* buffer) {
+                                                 Scalar* y, int64_t y_stride, Scalar* buffer) {
   const int64_t i = ldg(chunk_split_index + c);
   const int64_t r = ldg(split_rows + i);
   const int64_t row_end = static_cast<int64_t>(ldg(row_map + r + 1));
   const int64_t begin = static_cast<int64_t>(ldg(row_map + r)) + (c - ldg(split_chunk_begin + i)) * chunk;
   const int64_t end = begin + chunk < row_end ? begin + chunk : row_end;
   const Scalar sum = spmv_block_sum(spmv_block_range_part<Scalar>(entries, values, begin, end, x, x_stride), buffer);
-  if (threadIdx.x == 0) atomic_add(y + r * y_stride, static_cast<YValue>(alpha * sum));
+  if (threadIdx.x == 0) atomic_add(y + r * y_stride, static_cast<Scalar>(alpha * sum));
 }
 
 /// kernel-serial: one thread per (virtual row, row in it) slot, slot = vi * U + j. Threads of a
 /// slot past the end of a short virtual row idle. With large U consecutive threads take
 /// consecutive rows, so row_map reads and y writes coalesce.
-template <class Offset, class Ordinal, class Value, class XValue, class YValue, class Scalar>
+template <class Offset, class Ordinal, class XValue, class Scalar>
 __global__ void __launch_bounds__(spmv_block_size)
     spmv_thread_per_row_kernel(const Offset* __restrict__ row_map, const Ordinal* __restrict__ entries,
-                               const Value* __restrict__ values, const Ordinal* __restrict__ vrows,
+                               const Scalar* __restrict__ values, const Ordinal* __restrict__ vrows,
                                const Ordinal* __restrict__ bounds, int64_t num_slots, int64_t rows_per_vrow,
                                Scalar alpha, const XValue* __restrict__ x, int64_t x_stride, Scalar beta,
-                               YValue* y, int64_t y_stride) {
+                               Scalar* y, int64_t y_stride) {
   const int64_t grid_stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t slot = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; slot < num_slots;
        slot += grid_stride) {
@@ -166,12 +168,12 @@ __global__ void __launch_bounds__(spmv_block_size)
 /// butterfly over the group's lanes and lane 0 of the group writes y. The paper stages the
 /// products in local memory for a segmented reduction; register shuffles do the same without
 /// shared memory or block barriers.
-template <int X, class Offset, class Ordinal, class Value, class XValue, class YValue, class Scalar>
+template <int X, class Offset, class Ordinal, class XValue, class Scalar>
 __global__ void __launch_bounds__(spmv_block_size)
     spmv_subvector_kernel(const Offset* __restrict__ row_map, const Ordinal* __restrict__ entries,
-                          const Value* __restrict__ values, const Ordinal* __restrict__ vrows,
+                          const Scalar* __restrict__ values, const Ordinal* __restrict__ vrows,
                           const Ordinal* __restrict__ bounds, int64_t num_slots, int64_t rows_per_vrow,
-                          Scalar alpha, const XValue* __restrict__ x, int64_t x_stride, Scalar beta, YValue* y,
+                          Scalar alpha, const XValue* __restrict__ x, int64_t x_stride, Scalar beta, Scalar* y,
                           int64_t y_stride) {
   static_assert(spmv_block_size % X == 0, "a group must not straddle blocks");
   constexpr int groups_per_block = spmv_block_size / X;
@@ -198,12 +200,12 @@ __global__ void __launch_bounds__(spmv_block_size)
 /// kernel-vector: one block per virtual row, its rows in turn; per row the block's threads stride
 /// over the entries and spmv_block_sum reduces. Grid-stride over virtual rows (uniform per block,
 /// so the barriers inside are reached by every thread).
-template <class Offset, class Ordinal, class Value, class XValue, class YValue, class Scalar>
+template <class Offset, class Ordinal, class XValue, class Scalar>
 __global__ void __launch_bounds__(spmv_block_size)
     spmv_team_per_row_kernel(const Offset* __restrict__ row_map, const Ordinal* __restrict__ entries,
-                             const Value* __restrict__ values, const Ordinal* __restrict__ vrows,
+                             const Scalar* __restrict__ values, const Ordinal* __restrict__ vrows,
                              const Ordinal* __restrict__ bounds, int64_t num_vrows, Scalar alpha,
-                             const XValue* __restrict__ x, int64_t x_stride, Scalar beta, YValue* y,
+                             const XValue* __restrict__ x, int64_t x_stride, Scalar beta, Scalar* y,
                              int64_t y_stride) {
   SPROCKET_CUDA_SHARED(Scalar, buffers, [2][spmv_block_size / spmv_warp_size]);
   int parity = 0;
@@ -222,27 +224,27 @@ __global__ void __launch_bounds__(spmv_block_size)
 }
 
 /// Split rows, first pass: y[r] = beta * y[r] (beta == 0: 0, y not read).
-template <class Ordinal, class YValue, class Scalar>
+template <class Ordinal, class Scalar>
 __global__ void __launch_bounds__(spmv_block_size)
-    spmv_split_scale_kernel(const Ordinal* __restrict__ split_rows, int64_t num_split_rows, Scalar beta, YValue* y,
+    spmv_split_scale_kernel(const Ordinal* __restrict__ split_rows, int64_t num_split_rows, Scalar beta, Scalar* y,
                             int64_t y_stride) {
   const int64_t grid_stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < num_split_rows;
        i += grid_stride) {
-    YValue* yr = y + static_cast<int64_t>(ldg(split_rows + i)) * y_stride;
-    *yr = beta == Scalar(0) ? YValue(0) : static_cast<YValue>(beta * static_cast<Scalar>(*yr));
+    Scalar* yr = y + static_cast<int64_t>(ldg(split_rows + i)) * y_stride;
+    *yr = beta == Scalar(0) ? Scalar(0) : static_cast<Scalar>(beta * static_cast<Scalar>(*yr));
   }
 }
 
 /// Split rows, second pass: one block per chunk of `chunk` entries of a split row; the block
 /// reduces its chunk and thread 0 adds alpha * partial into y[r] atomically.
-template <class Offset, class Ordinal, class Value, class XValue, class YValue, class Scalar>
+template <class Offset, class Ordinal, class XValue, class Scalar>
 __global__ void __launch_bounds__(spmv_block_size)
     spmv_split_chunk_kernel(const Offset* __restrict__ row_map, const Ordinal* __restrict__ entries,
-                            const Value* __restrict__ values, const Ordinal* __restrict__ split_rows,
+                            const Scalar* __restrict__ values, const Ordinal* __restrict__ split_rows,
                             const int64_t* __restrict__ split_chunk_begin,
                             const Ordinal* __restrict__ chunk_split_index, int64_t num_chunks, int64_t chunk,
-                            Scalar alpha, const XValue* __restrict__ x, int64_t x_stride, YValue* y,
+                            Scalar alpha, const XValue* __restrict__ x, int64_t x_stride, Scalar* y,
                             int64_t y_stride) {
   SPROCKET_CUDA_SHARED(Scalar, buffers, [2][spmv_block_size / spmv_warp_size]);
   int parity = 0;
@@ -276,14 +278,14 @@ __device__ __forceinline__ int spmv_row_block_lanes(int64_t rows) {
 ///  - One row longer than split_threshold: skipped here; its chunks (blocks num_blocks onwards)
 ///    add alpha * partial into y atomically, y having been scaled by spmv_split_scale_kernel in
 ///    the launch before.
-template <class Offset, class Ordinal, class Value, class XValue, class YValue, class Scalar>
+template <class Offset, class Ordinal, class XValue, class Scalar>
 __global__ void __launch_bounds__(spmv_block_size)
     spmv_row_blocks_kernel(const Offset* __restrict__ row_map, const Ordinal* __restrict__ entries,
-                           const Value* __restrict__ values, const Ordinal* __restrict__ bounds, int64_t num_blocks,
+                           const Scalar* __restrict__ values, const Ordinal* __restrict__ bounds, int64_t num_blocks,
                            int64_t split_threshold, const Ordinal* __restrict__ split_rows,
                            const int64_t* __restrict__ split_chunk_begin, const Ordinal* __restrict__ chunk_split_index,
                            int64_t num_chunks, int64_t chunk, Scalar alpha, const XValue* __restrict__ x,
-                           int64_t x_stride, Scalar beta, YValue* y, int64_t y_stride) {
+                           int64_t x_stride, Scalar beta, Scalar* y, int64_t y_stride) {
   constexpr int64_t Entries = SpmvSchedule::row_block_entries;
   static_assert(SpmvSchedule::row_block_rows == spmv_block_size, "one thread per row at most when reducing");
   SPROCKET_CUDA_SHARED(Scalar, products, [Entries]);
