@@ -272,8 +272,11 @@ TEST(SprocketBench, SpmvJsonLines) {
       EXPECT_EQ(text(r, "variant"), "default") << show(r);
       EXPECT_EQ(r.count("chosen_kernel"), 0u) << show(r);
       EXPECT_EQ(r.count("setup_seconds"), 0u) << show(r);
-      // Kokkos Kernels' fastest way on this matrix, and what each way took in the trial.
-      const std::set<std::string> ways{"default", "schedule_static", "schedule_dynamic", "raw_openmp_partitioned"};
+      // Kokkos Kernels' fastest way on this matrix, and what each way took in the trial: the
+      // Controls' schedules on Kokkos Kernels 3.x, the handle's algorithms on 4.x
+      // (perf_tests/bench_kk_peers.cpp), whichever wins.
+      const std::set<std::string> ways{"default",          "schedule_static",   "schedule_dynamic",
+                                       "handle_native",    "handle_merge_path", "raw_openmp_partitioned"};
       EXPECT_EQ(ways.count(text(r, "peer_algorithm")), 1u) << show(r);
       expect_string(r, "peer_trials");
       EXPECT_NE(text(r, "peer_trials").find(text(r, "peer_algorithm") + " "), std::string::npos) << show(r);
@@ -871,6 +874,33 @@ TEST(SprocketBench, BadUsageExitsTwoNamingTheProblem) {
   // The error about a variant lists the valid names.
   const Output variant = run_bench("--kernel spmm --matrix gen:poisson2d:n=8 --variant fastest");
   EXPECT_NE(variant.err.find("valid: auto, csr_rows, aspt, portable"), std::string::npos) << variant.err;
+}
+
+// --scalar float --offset size_t: measured and checked in a bench built for every pair
+// (SPROCKET_BENCH_TYPES=all: make bench, make build); refused with the reason and the remedy, and
+// nothing measured, in one built for double / int alone (make test, the CUDA compile check).
+TEST(SprocketBench, OtherScalarAndOffsetPairsRunOrAreRefusedSayingWhy) {
+  for (const char* kernel : {"spmv", "spmm", "spgemm"}) {
+    const std::string args =
+        std::string("--kernel ") + kernel + " --matrix gen:poisson2d:n=8 --scalar float --offset size_t" + quick;
+    const Output out = run_bench(args);
+#ifdef SPROCKET_BENCH_BUILT_DOUBLE_INT_ONLY
+    EXPECT_EQ(out.status, 2) << args << "\n" << out.out << out.err;
+    EXPECT_NE(out.err.find("built for --scalar double --offset int only"), std::string::npos) << out.err;
+    EXPECT_NE(out.err.find("SPROCKET_BENCH_TYPES=all (make bench"), std::string::npos) << out.err;
+    EXPECT_TRUE(out.out.empty()) << args << "\n" << out.out;
+#else
+    ASSERT_EQ(out.status, 0) << args << "\n" << out.out << out.err;
+    const std::vector<Object> lines = json_lines(out);
+    ASSERT_FALSE(lines.empty()) << out.out;
+    for (const Object& r : lines) {
+      EXPECT_EQ(text(r, "scalar"), "float") << show(r);
+      EXPECT_EQ(text(r, "offset"), "size_t") << show(r);
+      EXPECT_EQ(text(r, "check"), "true") << show(r);
+      EXPECT_LE(number(r, "max_err_over_tol"), 1.0) << show(r);
+    }
+#endif
+  }
 }
 
 TEST(SprocketBench, UnreadableMatrixExitsOneAndTheOthersStillRun) {
