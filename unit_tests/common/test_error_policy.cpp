@@ -210,8 +210,12 @@ TEST(ErrorPolicy, MatrixMarketReader) {
 
 TEST(ErrorPolicy, MatrixMarketWriter) {
   const std::string path = ::testing::TempDir() + "sprocket_error_policy.mtx";
-  for (const auto& [bad, needle] : bad_host_csrs())
+  for (const auto& item : bad_host_csrs()) {
+    // Named references, not structured bindings: lambdas capturing those are C++20 (nvcc warns).
+    const auto& bad = item.first;
+    const auto& needle = item.second;
     EXPECT_TRUE(invalid([&] { write_matrix_market(path, bad); }, {"HostCsr: ", needle}));
+  }
   const HostCsr nonsymmetric = test::csr_from_dense(2, 2, {1, 2, 0, 1});
   EXPECT_TRUE(invalid([&] { write_matrix_market(path, nonsymmetric, MatrixMarketSymmetry::symmetric); },
                       {"(0, 1)", "(1, 0)"}));
@@ -262,7 +266,9 @@ TEST(ErrorPolicy, HostCsrConstructionAndValidation) {
   EXPECT_TRUE(invalid([] { HostCsr::from_triplets(-1, 2, {}); }, {"from_triplets: negative dimensions -1 x 2"}));
   EXPECT_TRUE(invalid([] { HostCsr::from_triplets(int64_t{3} << 31, 2, {}); },
                       {"6442450944 x 2 does not fit 32-bit ordinals"}));
-  for (const auto& [bad, needle] : bad_host_csrs()) {
+  for (const auto& item : bad_host_csrs()) {
+    const auto& bad = item.first;
+    const auto& needle = item.second;
     EXPECT_TRUE(invalid([&] { bad.validate(); }, {"HostCsr: ", needle}));
     // Host -> device: to_crs checks the HostCsr first.
     EXPECT_TRUE(invalid([&] { to_crs<Crs>(bad); }, {"HostCsr: ", needle}));
@@ -303,8 +309,11 @@ TEST(ErrorPolicy, CsrBsrConversions) {
   EXPECT_TRUE(invalid([&] { csr_to_bsr<Bsr>(A, 33); }, {"csr_to_bsr: block size 33 outside [1, 32]"}));
   EXPECT_TRUE(invalid([&] { csr_to_bsr<Bsr>(A, 3); }, {"csr_to_bsr: matrix 16 x 16 is not a multiple of block size 3"}));
   EXPECT_TRUE(invalid([&] { csr_to_host_bsr(to_host_csr(A), 5); }, {"16 x 16", "block size 5"}));
-  for (const auto& [bad, needle] : bad_host_csrs())
+  for (const auto& item : bad_host_csrs()) {
+    const auto& bad = item.first;
+    const auto& needle = item.second;
     EXPECT_TRUE(invalid([&] { csr_to_host_bsr(bad, 1); }, {"HostCsr: ", needle}));
+  }
   EXPECT_TRUE(invalid([&] { detect_block_size(to_host_csr(A), 0); }, {"detect_block_size: max_block_size 0 outside [1, 32]"}));
   // BsrMatrix's constructor: block size and extents.
   Kokkos::View<int*, Device> r("r", 3), e("e", 2);
@@ -326,7 +335,9 @@ TEST(ErrorPolicy, CsrUtilities) {
   expect_refuses_bad_csrs("sort_rows", [](const Crs& A) { sort_rows(A); });
   expect_refuses_bad_csrs("sum_duplicates", [](const Crs& A) { sum_duplicates(A); });
   expect_refuses_bad_csrs("transpose", [](const Crs& A) { transpose(A); });
-  for (const auto& [bad, needle] : bad_host_csrs()) {
+  for (const auto& item : bad_host_csrs()) {
+    const auto& bad = item.first;
+    const auto& needle = item.second;
     HostCsr copy = bad;
     EXPECT_TRUE(invalid([&] { sort_rows(copy); }, {"HostCsr: ", needle}));
     copy = bad;
@@ -337,8 +348,11 @@ TEST(ErrorPolicy, CsrUtilities) {
 
 TEST(ErrorPolicy, MatrixStats) {
   expect_refuses_bad_csrs("compute_stats", [](const Crs& A) { compute_stats(A); });
-  for (const auto& [bad, needle] : bad_host_csrs())
+  for (const auto& item : bad_host_csrs()) {
+    const auto& bad = item.first;
+    const auto& needle = item.second;
     EXPECT_TRUE(invalid([&] { compute_stats(bad); }, {"HostCsr: ", needle}));
+  }
   EXPECT_TRUE(invalid([] { row_length_stats({0, 3, 2, 4}); }, {"row_length_stats: the row map decreases at row 1 (3 > 2)"}));
 }
 
@@ -431,7 +445,11 @@ TEST(ErrorPolicy, SddmmPlan) {
       {raw_crs(3, 3, {0, 1, 2, 4}, {0, 1, 2}), "runs from 0 to 4, expected 0 to nnz = 3"},
       {raw_crs(3, 3, {0, 1, 2, 3}, {0, 1, 2}, {1.0, 1.0}), "2 values for 3 entries"},
   };
-  for (const auto& [S, needle] : bad) EXPECT_TRUE(invalid([&] { SddmmPlan<Crs> plan(S); }, {"SddmmPlan: ", needle}));
+  for (const auto& item : bad) {
+    const auto& S = item.first;
+    const auto& needle = item.second;
+    EXPECT_TRUE(invalid([&] { SddmmPlan<Crs> plan(S); }, {"SddmmPlan: ", needle}));
+  }
   const Crs S = to_crs<Crs>(test::random_csr(3, 4, 2.0, 1904));
   const int64_t nnz = S.nnz();
   SddmmOptions o;
@@ -514,7 +532,7 @@ TEST(ErrorPolicy, PreconditionerFactories) {
   expect_refuses_bad_csrs("make_lu", [](const Crs& A) { make_lu(A); });
 
   const Crs rect = to_crs<Crs>(test::random_csr(3, 4, 2.0, 1910));
-  for (const auto& [who, make] : std::vector<std::pair<std::string, std::function<void(const Crs&)>>>{
+  for (const auto& item : std::vector<std::pair<std::string, std::function<void(const Crs&)>>>{
            {"make_jacobi", [](const Crs& A) { make_jacobi(A); }},
            {"make_block_jacobi", [](const Crs& A) { make_block_jacobi(A, 1); }},
            {"make_chebyshev", [](const Crs& A) { make_chebyshev(A); }},
@@ -523,8 +541,11 @@ TEST(ErrorPolicy, PreconditionerFactories) {
            {"make_smoothed_aggregation", [](const Crs& A) { make_smoothed_aggregation(A); }},
            {"make_cholesky", [](const Crs& A) { make_cholesky(A); }},
            {"make_lu", [](const Crs& A) { make_lu(A); }},
-       })
+       }) {
+    const auto& who = item.first;
+    const auto& make = item.second;
     EXPECT_TRUE(invalid([&] { make(rect); }, {who + ": A must be square, it is 3 x 4"})) << who;
+  }
 
   // What A cannot give, and bad options.
   const Crs zero_diagonal = to_crs<Crs>(test::csr_from_dense(3, 3, {1, 0, 0, 0, 0, 1, 0, 1, 1}));
@@ -632,7 +653,9 @@ TEST(ErrorPolicy, ReferenceKernels) {
   std::vector<double> x2(2), x3(3), y2(2);
   EXPECT_TRUE(invalid([&] { reference::spmv("N", 1.0, A, x2, 0.0, y2); }, {"spmv", "2", "3"}));
   EXPECT_TRUE(invalid([&] { reference::spmv("C", 1.0, A, x3, 0.0, y2); }, {"spmv", "C"}));
-  for (const auto& [bad, needle] : bad_host_csrs()) {
+  for (const auto& item : bad_host_csrs()) {
+    const auto& bad = item.first;
+    const auto& needle = item.second;
     std::vector<double> x(3), y(3);
     EXPECT_TRUE(invalid([&] { reference::spmv("N", 1.0, bad, x, 0.0, y); }, {"HostCsr: ", needle}));
   }

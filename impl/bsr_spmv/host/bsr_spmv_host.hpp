@@ -179,9 +179,12 @@ __attribute__((target("avx2,fma"), noinline)) void with_block_size_avx2(int b, c
 }
 #endif
 
-/// One part, with the AVX2 + FMA copy when `avx2`.
+/// One part, with the AVX2 + FMA copy when `avx2`. Marked like the bodies it runs because nvcc
+/// compiles the calling KOKKOS_LAMBDA for the device too (never run there; a plain inline function
+/// draws nvcc's "calling a __host__ function from a __host__ __device__ function" warning); the
+/// clone only exists outside nvcc.
 template <class Body>
-inline void run_part(bool avx2, int b, const Body& body) {
+KOKKOS_INLINE_FUNCTION void run_part(bool avx2, int b, const Body& body) {
 #if defined(SPROCKET_HOST_AVX2_CLONE)
   if (avx2) return with_block_size_avx2(b, body);
 #endif
