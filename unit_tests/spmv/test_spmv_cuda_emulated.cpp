@@ -392,15 +392,18 @@ struct Kit {
     Impl::cuda::spmv_apply(device, op.t.analysis, alpha, x, beta, y);
   }
 
-  /// One rank-1 run, against the reference; an EmulationError becomes the failure's message.
+  /// One rank-1 run, against the reference; an EmulationError becomes the failure's message. x is
+  /// a View of XValue (the kernels' one value type apart from Scalar), its values exact in both.
+  template <class XValue = Scalar>
   static ::testing::AssertionResult check(const Operator& op, const HostCsr& A, const emu::Schedule& schedule,
                                           const Run& run, uint64_t salt) {
     const int64_t in = run.mode[0] == 'N' ? A.num_cols : A.num_rows;
     const int64_t out = run.mode[0] == 'N' ? A.num_rows : A.num_cols;
-    const std::vector<double> x = rounded<Scalar>(test::random_vector(in, salt));
+    const std::vector<double> x = rounded<XValue>(rounded<Scalar>(test::random_vector(in, salt)));
     const std::vector<double> y0 =
         run.beta == 0 ? std::vector<double>(out, kNaN) : rounded<Scalar>(test::random_vector(out, salt + 1));
-    const Vec xv = test::to_view<Vec>(x, "x"), yv = test::to_view<Vec>(y0, "y");
+    const auto xv = test::to_view<Kokkos::View<XValue*, HostDevice>>(x, "x");
+    const Vec yv = test::to_view<Vec>(y0, "y");
     emu::Device device(schedule, 2, run.grid);
     try {
       apply(device, op, run.mode, static_cast<Scalar>(run.alpha), xv, static_cast<Scalar>(run.beta), yv);
@@ -433,7 +436,8 @@ struct Kit {
     return test::spmm_matches<Scalar>(run.mode, run.alpha, A, X, run.beta, Y0, test::to_host_dense(yv));
   }
 
-  /// Every configuration under every schedule, each run of `runs`.
+  /// Every configuration under every schedule, each run of `runs` (x a View of XValue).
+  template <class XValue = Scalar>
   static void run_configs(const HostCsr& A0, const std::vector<Config>& configs, uint64_t salt,
                           const std::vector<Run>& runs = {std::begin(standard_runs), std::end(standard_runs)}) {
     const HostCsr A = rounded<Scalar>(A0);
@@ -445,7 +449,7 @@ struct Kit {
       for (const emu::Schedule& schedule : emu::standard_schedules(test::seed_for(salt))) {
         SCOPED_TRACE("schedule " + schedule.name());
         for (const Run& run : runs)
-          EXPECT_TRUE(check(op, A, schedule, run, salt += 2))
+          EXPECT_TRUE(check<XValue>(op, A, schedule, run, salt += 2))
               << what << "mode " << run.mode << ", alpha " << run.alpha << ", beta " << run.beta << ", grid limit "
               << run.grid;
       }
@@ -575,6 +579,18 @@ TYPED_TEST(SpmvCudaEmulated, RowBlocksOnEveryRowShape) {
   K::run_configs(power, {row_blocks(2), row_blocks(2, 40, 16)}, salt += 100);
   K::run_configs(test::unsorted_with_duplicates(300, 40, 40, salt), {row_blocks(2)}, salt += 100);
   K::run_configs(dense_row_among_short(1, 50, 0, salt), {row_blocks(1)}, salt += 100);
+}
+
+// x of another value type than the matrix (float x under a double matrix): the one value type the
+// kernels keep apart from Scalar, converted as x is read, through every kernel next to split rows
+// and through the row blocks.
+TEST(SpmvCudaEmulatedMixedTypes, FloatXUnderADoubleMatrix) {
+  using K = Kit<HostCrs<double, int>>;
+  uint64_t salt = 8000;
+  for (SpmvKernel k : bin_kernels)
+    K::run_configs<float>(dense_row_among_short(rows_for(k), 300, 17, salt), {binned_with_split(k, 2, 50, 64)},
+                          salt += 100);
+  K::run_configs<float>(mixed_lengths(48, 1200, 3, salt), {row_blocks(8), row_blocks(8, 600, 200)}, salt + 100);
 }
 
 // Row blocks are the CUDA target's: other targets refuse them, naming the option.
