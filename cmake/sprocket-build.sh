@@ -116,9 +116,9 @@ if [[ "$CONFIG" == sanitize ]]; then
 fi
 # Host configurations: the tests build sprocket-bench for double / int alone (SPROCKET_BENCH_TYPES,
 # perf_tests/CMakeLists.txt: every code path of the bench and its peers, a quarter of the
-# instantiations; no test runs the other pairs), which takes 230 of the 1370 s of compiling off
-# `make test` on 2 cores (the Kokkos Kernels peers' float instantiations alone cost 84 s a pair).
-# `make bench` and `make build` compile all four pairs; the compiler cache keeps both builds.
+# instantiations; no test runs the other pairs), about a sixth of `make test`'s compiling
+# (perf_tests/results/build-times-cold-ci-2026-11-28.md). `make bench` and `make build` compile all
+# four pairs; the compiler cache keeps both builds.
 if [[ "$IS_CUDA" == 0 && "$CONFIG" != trilinos ]]; then
   if [[ "$ACTION" == bench || "$ACTION" == build ]]; then
     cmake_args+=(-DSPROCKET_BENCH_TYPES=all)

@@ -54,22 +54,15 @@
 namespace Sprocket {
 
 namespace Impl {
-/// The rank's element count of a Tpetra::Map and row count of a Tpetra::CrsMatrix: getNode* in
-/// Trilinos 13.2, getLocal* from 13.4 on (getNode* removed before 14.0).
+/// The rank's element count of a Tpetra::Map (a CrsMatrix's local rows: its row map's):
+/// getNodeNumElements in Trilinos 13.2, getLocalNumElements from 13.4 on (getNode* removed before
+/// 14.0).
 template <class Map>
 size_t tpetra_local_elements(const Map& map) {
 #if TRILINOS_MAJOR_MINOR_VERSION >= 130400
   return map.getLocalNumElements();
 #else
   return map.getNodeNumElements();
-#endif
-}
-template <class Matrix>
-size_t tpetra_local_rows(const Matrix& A) {
-#if TRILINOS_MAJOR_MINOR_VERSION >= 130400
-  return A.getLocalNumRows();
-#else
-  return A.getNodeNumRows();
 #endif
 }
 
@@ -269,7 +262,7 @@ typename TpetraOperator<Node>::local_matrix_type local_diagonal_block(
   const auto rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local.graph.row_map);
   const auto cols = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local.graph.entries);
   const auto vals = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), local.values);
-  const int64_t n = static_cast<int64_t>(Impl::tpetra_local_rows(A));
+  const int64_t n = static_cast<int64_t>(Impl::tpetra_local_elements(*row_map));
   // Column-map index -> row-map index of the same global index, -1 for remote columns.
   std::vector<int> owned(Impl::tpetra_local_elements(*col_map), -1);
   for (size_t c = 0; c < owned.size(); ++c) {
