@@ -8,7 +8,8 @@
 # leaves what it finished.
 #   perf_tests/gpu/run_checks.sh <results-dir> [stages] [ctest -R regex]
 # stages: comma-separated tests, sanitize, bench, variants, peers (SpGEMM with each peer alone,
-# under compute-sanitizer), train, ncu, run in the order given
+# under compute-sanitizer), train, ncu, trace (where a full SpGEMM spends its time: the host's
+# Kokkos events and every kernel's GPU time), run in the order given
 # (default tests,bench,variants,ncu,train,sanitize): when time runs short the budget cuts the last
 # ones. SPROCKET_GPU_BUDGET_S (default 420) bounds the whole run: each later step
 # is cut to what is left, and skipped under 15 s. SPROCKET_GPU_KERNELS (comma-separated, e.g.
@@ -212,6 +213,49 @@ stage_ncu() {
   fi
 }
 
+stage_trace() {
+  # Where a full SpGEMM product spends its wall time: the host's timeline of Kokkos events
+  # (perf_tests/gpu/kokkos_trace.cpp: allocations, read-backs, fences, Kokkos launches) and every
+  # kernel's GPU time under Nsight Compute, ours and cuSPARSE's, for one product per matrix. Then
+  # SpMV on R-MAT beside cuSPARSE's kernel under the same counters.
+  local B="$BIN/sprocket-bench" so="$RESULTS/libkokkos_trace.so"
+  export OMP_NUM_THREADS=16
+  if ! { c++ -std=c++17 -O2 -shared -fPIC -o "$so" "$ROOT/perf_tests/gpu/kokkos_trace.cpp" 2> "$RESULTS/trace-build.log" ||
+         nvcc -std=c++17 -O2 -shared -Xcompiler -fPIC -o "$so" "$ROOT/perf_tests/gpu/kokkos_trace.cpp" >> "$RESULTS/trace-build.log" 2>&1; }; then
+    log "trace: the tool did not build: $(tail -1 "$RESULTS/trace-build.log")"
+    return 0
+  fi
+  local cases=(poisson50 gen:poisson3d:n=50 elasticity20 gen:elasticity:n=20,dof=3 bcsstk16 "$REAL/bcsstk16.mtx.gz"
+               crystm01 "$REAL/crystm01.mtx.gz")
+  for ((i = 0; i < ${#cases[@]}; i += 2)); do
+    local name="${cases[i]}" matrix="${cases[i+1]}"
+    KOKKOS_PROFILE_LIBRARY="$so" SPROCKET_TRACE_FILE="$RESULTS/trace-spgemm-$name.tsv" within 30 "$B" --json \
+      --kernel spgemm --compare cusparse --repeat 3 --warmup 1 --matrix "$matrix" \
+      > "$RESULTS/trace-spgemm-$name.jsonl" 2> "$RESULTS/trace-spgemm-$name.err"
+    log "trace spgemm $name rc=$?"
+    # Occurrence 2: the plan the bench builds to describe its choice is 0, the warm-up product 1.
+    python3 "$ROOT/perf_tests/gpu/trace_summary.py" "$RESULTS/trace-spgemm-$name.tsv" --occurrence 2 \
+      --start alloc:Cuda:Sprocket::spgemm::row_products --end free:Cuda:Sprocket::spgemm::row_products \
+      > "$RESULTS/trace-spgemm-$name.txt" 2>&1
+    tail -8 "$RESULTS/trace-spgemm-$name.txt" | tee -a "$RESULTS/summary.txt"
+  done
+  NCU="$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)"
+  [[ -n "$NCU" && -x "$NCU" ]] || { log "ncu: not on this machine"; return 0; }
+  local m=gpu__time_duration.sum,launch__grid_size,launch__block_size,dram__bytes_read.sum,dram__bytes_write.sum
+  m+=,lts__t_sectors_op_read.sum,lts__t_sector_hit_rate.pct,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
+  m+=,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,sm__warps_active.avg.pct_of_peak_sustained_active
+  for ((i = 0; i < 4; i += 2)); do
+    within 60 "$NCU" --clock-control none --csv --page raw --metrics "$m" "$B" --kernel spgemm --compare cusparse \
+      --repeat 1 --warmup 0 --matrix "${cases[i+1]}" > "$RESULTS/ncu-timeline-spgemm-${cases[i]}.csv" \
+      2> "$RESULTS/ncu-timeline-spgemm-${cases[i]}.err"
+    log "ncu timeline spgemm ${cases[i]} rc=$? rows=$(grep -c '^"' "$RESULTS/ncu-timeline-spgemm-${cases[i]}.csv")"
+  done
+  within 60 "$NCU" --clock-control none --csv --page raw --metrics "$m" "$B" --kernel spmv --compare cusparse \
+    --repeat 1 --warmup 0 --matrix gen:rmat:scale=20,ef=16 > "$RESULTS/ncu-timeline-spmv-rmat20.csv" \
+    2> "$RESULTS/ncu-timeline-spmv-rmat20.err"
+  log "ncu timeline spmv rmat20 rc=$? rows=$(grep -c '^"' "$RESULTS/ncu-timeline-spmv-rmat20.csv")"
+}
+
 stage_train() {
   # The GPU choice rules on this card: the SpMV decision tree (quick training set) and the SpMM
   # tiling defaults. The generated files come back for a session to review and commit.
@@ -255,8 +299,8 @@ stage_sanitize() {
 # The stages in the order asked for: the budget cuts the last ones first.
 for stage in ${WHAT//,/ }; do
   case "$stage" in
-    tests | bench | variants | peers | ncu | train | sanitize) "stage_$stage" ;;
-    *) log "unknown stage '$stage' (tests, bench, variants, peers, ncu, train, sanitize)" ;;
+    tests | bench | variants | peers | ncu | trace | train | sanitize) "stage_$stage" ;;
+    *) log "unknown stage '$stage' (tests, bench, variants, peers, ncu, trace, train, sanitize)" ;;
   esac
 done
 
