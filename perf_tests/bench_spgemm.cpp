@@ -6,7 +6,7 @@
 //                this product of its own algorithms SPGEMM_KK (the one its enum marks as the default;
 //                a handle created with SPGEMM_DEFAULT resolves to SPGEMM_SERIAL on OpenMP and to the
 //                cuSPARSE TPL on CUDA, so they are named explicitly), KK_DENSE, KK_MEMORY and KK_LP
-//                (peer_algorithm, peer_trials; bench_kk_peers.cpp); its output (unsorted in 3.4) sorted afterwards with
+//                (peer_algorithm, peer_trials; bench_kk_peers_impl.hpp); its output (unsorted in 3.4) sorted afterwards with
 //                KokkosKernels::Impl::sort_crs_matrix, the sort inside the time
 //   kk_unsorted  the same without the sort
 //   graphblas    SuiteSparse:GraphBLAS GrB_mxm (PLUS_TIMES; bench_graphblas.hpp, graphblas_peer.cpp):
@@ -292,7 +292,7 @@ class OursSpgemm final : public Implementation {
   std::unique_ptr<Plan> plan_;
 };
 
-/// Kokkos Kernels' SpGEMM (bench_kk_peers.cpp) with one of its algorithms.
+/// Kokkos Kernels' SpGEMM (bench_kk_peers_impl.hpp) with one of its algorithms.
 class KkImplementation final : public Implementation {
  public:
   KkImplementation(std::unique_ptr<kk::Spgemm> op, bool sort) : op_(std::move(op)), sort_(sort) {}

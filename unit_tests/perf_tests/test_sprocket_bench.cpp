@@ -274,7 +274,7 @@ TEST(SprocketBench, SpmvJsonLines) {
       EXPECT_EQ(r.count("setup_seconds"), 0u) << show(r);
       // Kokkos Kernels' fastest way on this matrix, and what each way took in the trial: the
       // Controls' schedules on Kokkos Kernels 3.x, the handle's algorithms on 4.x
-      // (perf_tests/bench_kk_peers.cpp), whichever wins.
+      // (perf_tests/bench_kk_peers_impl.hpp), whichever wins.
       const std::set<std::string> ways{"default",          "schedule_static",   "schedule_dynamic",
                                        "handle_native",    "handle_merge_path", "raw_openmp_partitioned"};
       EXPECT_EQ(ways.count(text(r, "peer_algorithm")), 1u) << show(r);
