@@ -1,7 +1,7 @@
-// sprocket-bench's Kokkos peers (bench_kk_peers.hpp) for double / int, and the peers' functions
-// that take no type: the definitions are in bench_kk_peers_impl.hpp, one (Scalar, Offset) pair per
-// file.
-#include "bench_kk_peers_impl.hpp"
+// sprocket-bench's Kokkos peers (bench_kk_peers.hpp): the functions that take no type. The typed
+// peers are instantiated in files generated from bench_kk_instance.cpp.in, one per kind and
+// (Scalar, Offset) pair (perf_tests/CMakeLists.txt).
+#include "bench_kk_peers.hpp"
 
 namespace sprocket_bench {
 namespace kk {
@@ -15,9 +15,6 @@ const char* peers_march() {
 }
 
 std::vector<std::string> spgemm_algorithms() { return {"kk", "kk_dense", "kk_memory", "kk_lp"}; }
-
-SPROCKET_BENCH_KK_PEERS(double, int)
-SPROCKET_BENCH_KK_SPGEMM(double, int)
 
 }  // namespace kk
 }  // namespace sprocket_bench
