@@ -105,7 +105,9 @@ struct SpgemmAnalysis {
   int64_t num_rows = 0, inner = 0, num_cols = 0;  ///< C is num_rows x num_cols, A num_rows x inner
   int64_t nnz_a = 0, nnz_b = 0;
 
-  // Row analysis (Algorithm 1), per row i of A.
+  // Row analysis (Algorithm 1), per row i of A: four arrays in one allocation, row_storage (an
+  // allocation on a GPU is a synchronizing call, and the plan keeps the four together anyway).
+  Kokkos::View<int64_t*, Device> row_storage;   ///< owns the four arrays below
   Kokkos::View<int64_t*, Device> row_products;  ///< products of row i
   Kokkos::View<Ordinal*, Device> row_col_min;   ///< smallest column of C's row i (num_cols if none)
   Kokkos::View<Ordinal*, Device> row_col_max;   ///< largest column of C's row i (-1 if none)
@@ -442,13 +444,21 @@ void spgemm_analyse_rows(const ExecSpace& space, const CrsType& A, const CrsType
   check_row_map("A", A);
   check_row_map("B", B);
   const int64_t M = an.num_rows, K = an.inner;
-  an.row_products = Kokkos::View<int64_t*, Device>(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spgemm::row_products"), M);
-  an.row_col_min = Kokkos::View<Ordinal*, Device>(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spgemm::row_col_min"), M);
-  an.row_col_max = Kokkos::View<Ordinal*, Device>(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spgemm::row_col_max"), M);
-  an.row_longest_b = Kokkos::View<Ordinal*, Device>(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spgemm::row_longest_b"), M);
+  // products (8-byte words) first, then the three Ordinal arrays; views into row_storage, which
+  // owns the memory (the analysis holds it as long as the views).
+  const int64_t ordinal_words = (3 * spgemm_bytes<Ordinal>(M) + 7) / 8;
+  an.row_storage = Kokkos::View<int64_t*, Device>(
+      Kokkos::ViewAllocateWithoutInitializing("Sprocket::spgemm::row_analysis"), M + ordinal_words);
+  Ordinal* const ordinals = reinterpret_cast<Ordinal*>(an.row_storage.data() + M);
+  an.row_products = Kokkos::View<int64_t*, Device>(an.row_storage.data(), M);
+  an.row_col_min = Kokkos::View<Ordinal*, Device>(ordinals, M);
+  an.row_col_max = Kokkos::View<Ordinal*, Device>(ordinals + M, M);
+  an.row_longest_b = Kokkos::View<Ordinal*, Device>(ordinals + 2 * M, M);
   if (M == 0) return;
-  Kokkos::View<Ordinal*, Device> b_min(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spgemm::b_min"), K);
-  Kokkos::View<Ordinal*, Device> b_max(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spgemm::b_max"), K);
+  // B's per-row column range, both halves in one temporary allocation.
+  const Kokkos::View<Ordinal*, Device> b_range(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spgemm::b_range"),
+                                               2 * K);
+  const Kokkos::View<Ordinal*, Device> b_min(b_range.data(), K), b_max(b_range.data() + K, K);
   using RowMap = decltype(B.graph.row_map);
   using Entries = decltype(B.graph.entries);
   typename SpgemmAnalyseB<RowMap, Entries, decltype(b_min)>::value_type vb{-1, -1, 0, 0, 0};

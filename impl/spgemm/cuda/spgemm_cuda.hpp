@@ -236,33 +236,49 @@ struct SpgemmCudaNeed {
   int64_t max_need = 0, max_range = 0;
 };
 
+/// Whether row i is accumulated: it has products and is not a direct row (a single entry of A
+/// whose row of B is C's row, when direct rows are on).
+template <class Offset>
+KOKKOS_INLINE_FUNCTION bool spgemm_cuda_accumulated(int64_t i, const Offset* a_row_map, const int64_t* products,
+                                                    bool direct) {
+  return products[i] != 0 && !(direct && a_row_map[i + 1] - a_row_map[i] == 1);
+}
+
+/// SpgemmCudaNeed of the symbolic pass in one reduction (one read-back): a row's need is the
+/// smaller of its products and its column range.
+template <class Ordinal, class Offset>
+struct SpgemmCudaNeedReduce {
+  using value_type = SpgemmCudaNeed;
+  const Offset* a_row_map;
+  const int64_t* products;
+  const Ordinal *col_min, *col_max;
+  bool direct;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int64_t i, value_type& v) const {
+    if (!spgemm_cuda_accumulated(i, a_row_map, products, direct)) return;
+    const int64_t range = static_cast<int64_t>(col_max[i]) - static_cast<int64_t>(col_min[i]) + 1;
+    const int64_t need = products[i] < range ? products[i] : range;
+    v.max_need = need > v.max_need ? need : v.max_need;
+    v.max_range = range > v.max_range ? range : v.max_range;
+  }
+  KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v.max_need = v.max_range = 0; }
+  KOKKOS_INLINE_FUNCTION void join(value_type& d, const value_type& s) const {
+    d.max_need = s.max_need > d.max_need ? s.max_need : d.max_need;
+    d.max_range = s.max_range > d.max_range ? s.max_range : d.max_range;
+  }
+  KOKKOS_INLINE_FUNCTION void join(volatile value_type& d, const volatile value_type& s) const {
+    d.max_need = s.max_need > d.max_need ? s.max_need : d.max_need;
+    d.max_range = s.max_range > d.max_range ? s.max_range : d.max_range;
+  }
+};
+
 template <class KSpace, class Ordinal, class Offset>
 SpgemmCudaNeed spgemm_cuda_need(const KSpace& kspace, int64_t num_rows, const Offset* a_row_map,
-                                const int64_t* products, const Ordinal* col_min, const Ordinal* col_max,
-                                const Offset* c_row_map, bool direct) {
+                                const int64_t* products, const Ordinal* col_min, const Ordinal* col_max, bool direct) {
   SpgemmCudaNeed n;
   if (num_rows == 0) return n;
-  Kokkos::parallel_reduce(
-      "Sprocket::spgemm::cuda::max_need", Kokkos::RangePolicy<KSpace>(kspace, 0, num_rows),
-      KOKKOS_LAMBDA(const int64_t i, int64_t& m) {
-        const int64_t p = products[i];
-        if (p == 0 || (direct && a_row_map[i + 1] - a_row_map[i] == 1)) return;
-        const int64_t range = static_cast<int64_t>(col_max[i]) - static_cast<int64_t>(col_min[i]) + 1;
-        const int64_t need = c_row_map ? static_cast<int64_t>(c_row_map[i + 1]) - static_cast<int64_t>(c_row_map[i])
-                                       : (p < range ? p : range);
-        m = need > m ? need : m;
-      },
-      Kokkos::Max<int64_t>(n.max_need));
-  Kokkos::parallel_reduce(
-      "Sprocket::spgemm::cuda::max_range", Kokkos::RangePolicy<KSpace>(kspace, 0, num_rows),
-      KOKKOS_LAMBDA(const int64_t i, int64_t& m) {
-        if (products[i] == 0 || (direct && a_row_map[i + 1] - a_row_map[i] == 1)) return;
-        const int64_t range = static_cast<int64_t>(col_max[i]) - static_cast<int64_t>(col_min[i]) + 1;
-        m = range > m ? range : m;
-      },
-      Kokkos::Max<int64_t>(n.max_range));
-  n.max_need = std::max<int64_t>(n.max_need, 0);
-  n.max_range = std::max<int64_t>(n.max_range, 0);
+  Kokkos::parallel_reduce("Sprocket::spgemm::cuda::max_need", Kokkos::RangePolicy<KSpace>(kspace, 0, num_rows),
+                          SpgemmCudaNeedReduce<Ordinal, Offset>{a_row_map, products, col_min, col_max, direct}, n);
   return n;
 }
 
@@ -441,7 +457,7 @@ SpgemmCudaBins<typename CrsType::non_const_ordinal_type, typename CrsType::devic
   const cudaStream_t stream = stream_of(space);
   SPROCKET_CUDA_LAUNCH(launch, stream, spgemm_bin_kernel<Ordinal, Offset>)(a);
   check_launch("Sprocket::spgemm", "spgemm_bin_kernel (count)");
-  space.fence();
+  // (create_mirror_view_and_copy fences the device before it copies.)
   const auto state = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), bins.state);
   const bool list_direct = counts == nullptr;  // the symbolic pass counts direct rows without a list
   pass.listed_rows = 0;
@@ -489,28 +505,55 @@ void spgemm_cuda_read_counters(const View& counters, std::array<int64_t, spgemm_
   for (int i = 0; i < spgemm_num_counters; ++i) out[i] = static_cast<int64_t>(h(i));
 }
 
-/// nnz of C and its longest row from the counts in row_map(1..M), checked against Offset, then
-/// the row map by an inclusive prefix sum over them (row_map(0) = 0).
-template <class KSpace, class RowMap>
-void spgemm_cuda_finish_row_map(const KSpace& kspace, const RowMap& row_map, int64_t M, int64_t& nnz,
-                                int64_t& longest) {
-  using Offset = typename RowMap::non_const_value_type;
-  nnz = 0;
-  longest = 0;
-  if (M > 0) {
-    Offset* rm = row_map.data();
-    Kokkos::parallel_reduce(
-        "Sprocket::spgemm::cuda::nnz", Kokkos::RangePolicy<KSpace>(kspace, 0, M),
-        KOKKOS_LAMBDA(const int64_t i, int64_t& sum) { sum += static_cast<int64_t>(rm[i + 1]); }, nnz);
-    Kokkos::parallel_reduce(
-        "Sprocket::spgemm::cuda::longest", Kokkos::RangePolicy<KSpace>(kspace, 0, M),
-        KOKKOS_LAMBDA(const int64_t i, int64_t& m) {
-          const int64_t n = static_cast<int64_t>(rm[i + 1]);
-          m = n > m ? n : m;
-        },
-        Kokkos::Max<int64_t>(longest));
-    longest = std::max<int64_t>(longest, 0);
+/// C's row counts (row_map(1..M) before the prefix sum) in one reduction (one read-back): their
+/// sum (nnz(C)), the longest row, and the longest accumulated row (the numeric pass's need, so
+/// that its schedule reads nothing back for it).
+template <class Offset>
+struct SpgemmCudaCountsReduce {
+  struct value_type {
+    int64_t nnz, longest, longest_accumulated;
+  };
+  const Offset* counts;  // row i's count at counts[i + 1]
+  const Offset* a_row_map;
+  const int64_t* products;
+  bool direct;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int64_t i, value_type& v) const {
+    const int64_t n = static_cast<int64_t>(counts[i + 1]);
+    v.nnz += n;
+    v.longest = n > v.longest ? n : v.longest;
+    if (n > v.longest_accumulated && spgemm_cuda_accumulated(i, a_row_map, products, direct))
+      v.longest_accumulated = n;
   }
+  KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v.nnz = v.longest = v.longest_accumulated = 0; }
+  KOKKOS_INLINE_FUNCTION void join(value_type& d, const value_type& s) const {
+    d.nnz += s.nnz;
+    d.longest = s.longest > d.longest ? s.longest : d.longest;
+    d.longest_accumulated = s.longest_accumulated > d.longest_accumulated ? s.longest_accumulated : d.longest_accumulated;
+  }
+  KOKKOS_INLINE_FUNCTION void join(volatile value_type& d, const volatile value_type& s) const {
+    d.nnz += s.nnz;
+    d.longest = s.longest > d.longest ? s.longest : d.longest;
+    d.longest_accumulated = s.longest_accumulated > d.longest_accumulated ? s.longest_accumulated : d.longest_accumulated;
+  }
+};
+
+/// nnz of C, its longest row and its longest accumulated row from the counts in row_map(1..M),
+/// checked against Offset, then the row map by an inclusive prefix sum over them (row_map(0) = 0).
+/// No fence after the scan: every later reader runs on the same stream, and the plan fences
+/// before it returns.
+template <class KSpace, class RowMap, class Offset>
+void spgemm_cuda_finish_row_map(const KSpace& kspace, const RowMap& row_map, int64_t M, const Offset* a_row_map,
+                                const int64_t* products, bool direct, int64_t& nnz, int64_t& longest,
+                                int64_t& longest_accumulated) {
+  static_assert(std::is_same_v<typename RowMap::non_const_value_type, Offset>, "C's row map is of A's Offset type");
+  typename SpgemmCudaCountsReduce<Offset>::value_type v{0, 0, 0};
+  if (M > 0)
+    Kokkos::parallel_reduce("Sprocket::spgemm::cuda::row_counts", Kokkos::RangePolicy<KSpace>(kspace, 0, M),
+                            SpgemmCudaCountsReduce<Offset>{row_map.data(), a_row_map, products, direct}, v);
+  nnz = v.nnz;
+  longest = v.longest;
+  longest_accumulated = v.longest_accumulated;
   spgemm_check_offset<Offset>(longest, "the longest row of C");
   spgemm_check_offset<Offset>(nnz, "nnz(C)");
   if (M == 0) return;
@@ -521,7 +564,6 @@ void spgemm_cuda_finish_row_map(const KSpace& kspace, const RowMap& row_map, int
         update += static_cast<int64_t>(rm[i + 1]);
         if (final) rm[i + 1] = static_cast<Offset>(update);
       });
-  kspace.fence();
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -582,9 +624,8 @@ void spgemm_symbolic(const Space& space, const CrsType& A, const CrsType& B, Ana
 
   const bool direct = an.options.direct_rows && an.stats.b_rows_sorted;
   const SpgemmBinRule rule = spgemm_cuda_rule(s, an.options, direct, true);
-  const SpgemmCudaNeed need =
-      spgemm_cuda_need(kspace, M, A.graph.row_map.data(), an.row_products.data(), an.row_col_min.data(),
-                       an.row_col_max.data(), static_cast<const Offset*>(nullptr), direct);
+  const SpgemmCudaNeed need = spgemm_cuda_need(kspace, M, A.graph.row_map.data(), an.row_products.data(),
+                                               an.row_col_min.data(), an.row_col_max.data(), direct);
   SpgemmCudaPass& pass = s.symbolic;
   pass = SpgemmCudaPass{};
   spgemm_cuda_decide(s, pass, rule, need, an.options.symbolic_balance, an.options.symbolic_thresholds,
@@ -690,7 +731,6 @@ void spgemm_symbolic(const Space& space, const CrsType& A, const CrsType& B, Ana
         launch_hash(global_config, spgemm_cuda_list_blocks(bins.list.data() + pass.bin_offset[g], pass.bin_rows[g]),
                     table, tables);
       }
-      space.fence();
       const auto merged_overflow = spgemm_cuda_read_state(bins.state);
       pass.merged_blocks = merged_overflow[0];
       pass.overflow_rows = merged_overflow[1];
@@ -702,9 +742,9 @@ void spgemm_symbolic(const Space& space, const CrsType& A, const CrsType& B, Ana
       }
     }
   }
-  space.fence();
   spgemm_cuda_read_counters(counters, pass.counters);
-  spgemm_cuda_finish_row_map(kspace, an.row_map_c, M, an.nnz_c, an.max_row_nnz);
+  spgemm_cuda_finish_row_map(kspace, an.row_map_c, M, A.graph.row_map.data(), an.row_products.data(), direct, an.nnz_c,
+                             an.max_row_nnz, s.numeric_max_need);
   an.symbolic_rows = spgemm_cuda_row_counts(an, pass, direct);
   pass.temporary_bytes = temporaries;
   an.memory.symbolic_bytes = std::max(an.memory.symbolic_bytes, temporaries);
@@ -790,12 +830,13 @@ void spgemm_numeric_schedule(const Space& space, const CrsType& A, Analysis& an,
   s.numeric_counters.view = Kokkos::View<unsigned long long*, Device>(
       Kokkos::ViewAllocateWithoutInitializing("Sprocket::spgemm::numeric_counters"), spgemm_num_counters);
   Kokkos::deep_copy(kspace, s.numeric_counters.view, 0ull);
+  s.numeric_counters.pending = false;
 
   const bool direct = an.options.direct_rows && an.stats.b_rows_sorted;
   const SpgemmBinRule rule = spgemm_cuda_rule(s, an.options, direct, false);
-  const SpgemmCudaNeed need =
-      spgemm_cuda_need(kspace, M, A.graph.row_map.data(), an.row_products.data(), an.row_col_min.data(),
-                       an.row_col_max.data(), an.row_map_c.data(), direct);
+  // The accumulated rows' need is now C's row length (known from the symbolic pass's counts) and
+  // their column range the symbolic pass's: nothing to read back here.
+  const SpgemmCudaNeed need{s.numeric_max_need, s.symbolic.max_range};
   SpgemmCudaPass& pass = s.numeric;
   pass = SpgemmCudaPass{};
   spgemm_cuda_decide(s, pass, rule, need, an.options.numeric_balance, an.options.numeric_thresholds,
@@ -824,7 +865,6 @@ void spgemm_numeric_schedule(const Space& space, const CrsType& A, Analysis& an,
     s.numeric_list = bins.list;
     s.numeric_blocks = bins.descriptors;
     s.numeric_state = bins.state;
-    space.fence();
     pass.merged_blocks = spgemm_cuda_read_state(bins.state)[0];
     global_rows = pass.bin_rows[spgemm_cuda_global_bin];
     global_need = pass.bin_max_need[spgemm_cuda_global_bin];
@@ -929,6 +969,7 @@ void spgemm_numeric(const Space& space, const CrsType& A, const CrsType& B, cons
     s.reuse_recorded = s.reuse_recorded || record;
     // No counters: the kernel keeps none (and the plan fences after the call).
     pass.counters.fill(0);
+    s.numeric_counters.pending = false;
     return;
   }
 
@@ -1039,8 +1080,21 @@ void spgemm_numeric(const Space& space, const CrsType& A, const CrsType& B, cons
       for (int b = 0; b < spgemm_cuda_num_bins; ++b)
         if (pass.bin_sorted_after[b]) launch_sort(spgemm_cuda_list_blocks(list + pass.bin_offset[b], pass.bin_rows[b]));
   }
-  space.fence();
-  spgemm_cuda_read_counters(s.numeric_counters.view, pass.counters);
+  // The kernels' counters stay on the device until spgemm_cuda_numeric_counters asks for them (the
+  // tests do; describe() prints the schedule's): a read-back here would cost every numeric call a
+  // synchronization, a host allocation and a copy. The plan fences after the call.
+  s.numeric_counters.pending = true;
+}
+
+/// The counters of the last numeric pass (read back from the device on the first request after it).
+template <class Analysis>
+const std::array<int64_t, spgemm_num_counters>& spgemm_cuda_numeric_counters(const Analysis& an) {
+  const auto& s = an.cuda;
+  if (s.numeric_counters.pending) {
+    spgemm_cuda_read_counters(s.numeric_counters.view, s.numeric.counters);
+    s.numeric_counters.pending = false;
+  }
+  return s.numeric.counters;
 }
 
 }  // namespace cuda

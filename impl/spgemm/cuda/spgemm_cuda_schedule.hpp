@@ -103,18 +103,24 @@ struct SpgemmCudaPass {
 };
 
 /// The numeric pass's counters (reset and written by every numeric pass): a copy of a plan gets
-/// its own View of the same length, so that copies run numeric passes independently
-/// (Sprocket_Operator.hpp, "Copies"); a move keeps the View.
+/// its own View of the same length, holding the same counts, so that copies run numeric passes
+/// independently (Sprocket_Operator.hpp, "Copies"); a move keeps the View. `pending`: the last
+/// numeric pass left its counts here, not yet read into the pass's host copy
+/// (spgemm_cuda_numeric_counters reads them on request).
 template <class Device>
 struct SpgemmCudaCounters {
   using view_type = Kokkos::View<unsigned long long*, Device>;
   view_type view;
+  bool pending = false;
 
   SpgemmCudaCounters() = default;
-  SpgemmCudaCounters(const SpgemmCudaCounters& other) : view(fresh(other.view)) {}
+  SpgemmCudaCounters(const SpgemmCudaCounters& other) : view(fresh(other.view)), pending(other.pending) {}
   SpgemmCudaCounters(SpgemmCudaCounters&&) = default;
   SpgemmCudaCounters& operator=(const SpgemmCudaCounters& other) {
-    if (this != &other) view = fresh(other.view);
+    if (this != &other) {
+      view = fresh(other.view);
+      pending = other.pending;
+    }
     return *this;
   }
   SpgemmCudaCounters& operator=(SpgemmCudaCounters&&) = default;
@@ -122,8 +128,10 @@ struct SpgemmCudaCounters {
 
  private:
   static view_type fresh(const view_type& v) {
-    return v.extent(0) == 0 ? view_type()
-                            : view_type(Kokkos::ViewAllocateWithoutInitializing(v.label()), v.extent(0));
+    if (v.extent(0) == 0) return view_type();
+    view_type copy(Kokkos::ViewAllocateWithoutInitializing(v.label()), v.extent(0));
+    Kokkos::deep_copy(copy, v);
+    return copy;
   }
 };
 
@@ -139,6 +147,8 @@ struct SpgemmCudaSchedule {
   std::vector<SpgemmCudaConfig> configs;  ///< largest first
   bool compound_keys = false;             ///< num_cols < 2^27: a block may hold up to 32 rows
   SpgemmCudaPass symbolic, numeric;
+  /// The longest accumulated row of C (the symbolic pass's counts): the numeric pass's need.
+  int64_t numeric_max_need = 0;
   /// Numeric re-runs by position (spgemm_numeric_reuse_kernel): lanes per row of C (0: re-runs
   /// take the numeric pass's accumulators), threads per block, and the shared slots of a row.
   int reuse_group = 0, reuse_threads = 0;
