@@ -7,7 +7,8 @@
 //
 // The exception type is checked exactly (typeid), not through its base: a ParseError where an
 // InvalidArgument is promised fails. Host execution space only (the checks are the same code on
-// every space). No device code here.
+// every space), so CUDA configurations do not build it (HOST_ONLY, unit_tests/CMakeLists.txt). No
+// device code here.
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>

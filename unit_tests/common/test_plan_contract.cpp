@@ -338,6 +338,8 @@ TYPED_TEST(PlanContract, EveryPlanHasTheSameAccessors) {
 }
 
 // ---- BSR: every host kernel, with and without the symmetric promise -----------------------------
+// Host builds only: a CUDA build's test programs instantiate Cuda types alone.
+#ifndef KOKKOS_ENABLE_CUDA
 
 template <class Bsr>
 class BsrPlanContract : public ::testing::Test {};
@@ -421,11 +423,14 @@ TYPED_TEST(BsrPlanContract, CopiesAreIndependent) {
   }
 }
 
+#endif  // KOKKOS_ENABLE_CUDA
+
 // ---- preconditioners: update_values(A) equals a fresh setup on A's new values -------------------
 
 template <class Crs>
 class PreconditionerContract : public ::testing::Test {};
-#if defined(KOKKOS_ENABLE_OPENMP) && defined(KOKKOS_ENABLE_SERIAL)
+// A CUDA build tests its own space (its test programs instantiate Cuda types only).
+#if !defined(KOKKOS_ENABLE_CUDA) && defined(KOKKOS_ENABLE_OPENMP) && defined(KOKKOS_ENABLE_SERIAL)
 using PreconditionerTypes = ::testing::Types<test::Crs<double, int, Kokkos::OpenMP>, test::Crs<float, size_t, Kokkos::Serial>>;
 #else
 using PreconditionerTypes = ::testing::Types<test::Crs<double, int, Kokkos::DefaultExecutionSpace>>;

@@ -280,7 +280,9 @@ TEST(SmoothedAggregationSetup, DenseLuSolvesAndNamesASingularMatrix) {
 
 // ---- the preconditioner, typed ----------------------------------------------------------------
 
-#if defined(KOKKOS_ENABLE_OPENMP) && defined(KOKKOS_ENABLE_SERIAL)
+// A CUDA build tests its own space (its test programs instantiate Cuda types only; the host build
+// tests the host spaces).
+#if !defined(KOKKOS_ENABLE_CUDA) && defined(KOKKOS_ENABLE_OPENMP) && defined(KOKKOS_ENABLE_SERIAL)
 using AmgTypes = ::testing::Types<KokkosSparse::CrsMatrix<float, int, test::DeviceOf<Kokkos::OpenMP>, void, int>,
                                   KokkosSparse::CrsMatrix<double, int, test::DeviceOf<Kokkos::OpenMP>, void, size_t>,
                                   KokkosSparse::CrsMatrix<double, int, test::DeviceOf<Kokkos::Serial>, void, int>>;
