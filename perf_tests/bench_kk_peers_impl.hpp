@@ -13,13 +13,11 @@
 // Kokkos Kernels 3.4 headers assume Kokkos_Core.hpp was included first.
 #include <Kokkos_Core.hpp>
 #include <KokkosKernels_Controls.hpp>
-#include <KokkosKernels_Handle.hpp>
 #include <KokkosSparse_spmv.hpp>
 
 #include <algorithm>
 #include <cstdint>
 #include <memory>
-#include <stdexcept>
 #include <type_traits>
 
 #ifdef KOKKOS_ENABLE_OPENMP
@@ -121,5 +119,6 @@ void kokkos_team_sddmm(const Crs<Scalar, Offset>& S, const Mat<Scalar, Layout>& 
   template void spmm<S, O, Kokkos::L>(const Crs<S, O>&, S, const Mat<S, Kokkos::L>&, S, const Mat<S, Kokkos::L>&);
 #define SPROCKET_BENCH_KK_SPMM_LEFT(S, O) SPROCKET_BENCH_KK_SPMM_LAYOUT(S, O, LayoutLeft)
 #define SPROCKET_BENCH_KK_SPMM_RIGHT(S, O) SPROCKET_BENCH_KK_SPMM_LAYOUT(S, O, LayoutRight)
+
 }  // namespace kk
 }  // namespace sprocket_bench
