@@ -29,26 +29,30 @@
 namespace sprocket_bench {
 namespace spmv {
 
-/// Every --variant name: auto, each forced kernel, binned and row_blocks (SpmvBinning::binned,
-/// ::row_blocks: CUDA only), portable, autotune.
+/// Every --variant name: auto, each forced kernel, binned, row_blocks and row_blocks_merge
+/// (SpmvBinning::binned, ::row_blocks, ::row_blocks_merge: the last two CUDA only), portable,
+/// autotune.
 inline std::vector<std::string> variant_names() {
   std::vector<std::string> v{"auto"};
   for (int k = 0; k < Sprocket::num_spmv_kernels; ++k)
     v.push_back(Sprocket::to_string(static_cast<Sprocket::SpmvKernel>(k)));
   v.push_back("binned");
   v.push_back("row_blocks");
+  v.push_back("row_blocks_merge");
   v.push_back("portable");
   v.push_back("autotune");
   return v;
 }
 
-/// --variant all: auto, every forced kernel, binned, row_blocks where the default space is Cuda, portable
+/// --variant all: auto, every forced kernel, binned, row_blocks and row_blocks_merge where the default
+/// space is Cuda, portable
 /// (autotune is left out: it is slow to set up and ends up as one of the others).
 inline std::vector<std::string> all_variant_names() {
   std::vector<std::string> v = variant_names();
   v.pop_back();
 #ifndef KOKKOS_ENABLE_CUDA
   v.erase(std::find(v.begin(), v.end(), "row_blocks"));
+  v.erase(std::find(v.begin(), v.end(), "row_blocks_merge"));
 #endif
   return v;
 }
@@ -62,6 +66,8 @@ inline Sprocket::SpmvOptions options_for(const std::string& variant) {
     o.binning = Sprocket::SpmvBinning::binned;
   } else if (variant == "row_blocks") {
     o.binning = Sprocket::SpmvBinning::row_blocks;
+  } else if (variant == "row_blocks_merge") {
+    o.binning = Sprocket::SpmvBinning::row_blocks_merge;
   } else if (variant == "autotune") {
     o.autotune = true;
   } else {
@@ -133,7 +139,10 @@ class CusparseSpmv {
 /// What the plan runs, for the chosen_kernel key: the kernel of every bin when they agree, else
 /// "binned: " and the bins' kernels in bin order ("binned: thread_per_row+subvector8").
 inline std::string chosen_kernel(const Sprocket::SpmvSchedule& schedule) {
-  if (schedule.row_blocks) return schedule.bins.empty() ? "row_blocks" : "row_blocks+split_row";
+  if (schedule.row_blocks) {
+    const std::string name = schedule.row_block_merge ? "row_blocks_merge" : "row_blocks";
+    return schedule.bins.empty() ? name : name + "+split_row";
+  }
   std::vector<std::string> kernels;
   for (const auto& bin : schedule.bins) {
     const std::string k = Sprocket::to_string(bin.kernel);

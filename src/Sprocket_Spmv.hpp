@@ -72,6 +72,11 @@ enum class SpmvBinning {
   /// 2 * row_block_entries) is cut into chunks (default row_block_entries entries) added
   /// atomically, after one more launch that scales those rows by beta.
   row_blocks,
+  /// As row_blocks, but each block sums its rows along the merge path (Merrill and Garland): every
+  /// thread takes an equal share of the block's row ends and entries, whatever the row lengths
+  /// inside the block, and a segmented scan joins the rows that cross threads. CUDA target only.
+  /// Not chosen automatically until a GPU has timed it against row_blocks.
+  row_blocks_merge,
 };
 /// How mode "T" runs: a cached transpose plan (cached) or atomic scatters without forming A^T (scatter).
 enum class SpmvTranspose { cached, scatter };
@@ -177,6 +182,9 @@ struct SpmvSchedule {
   /// row_block_entries entries together, at most row_block_rows rows; or one longer row), no bins
   /// except a split_row bin for the rows longer than split_row_threshold.
   bool row_blocks = false;
+  /// Row blocks (SpmvBinning::row_blocks_merge): a block's rows summed along the merge path, an
+  /// equal share of row ends and entries per thread, instead of a group of lanes per row.
+  bool row_block_merge = false;
   /// Row blocks: entries staged in shared memory by one block at most.
   static constexpr int64_t row_block_entries = 1024;
   /// Row blocks: rows per block at most (one thread or more per row when the block reduces them).

@@ -143,12 +143,14 @@ SpmvSchedule build_schedule(const std::vector<int64_t>& row_map, const SpmvFeatu
 SpmvSchedule build_row_block_schedule(const std::vector<int64_t>& row_map, const SpmvFeatures& features,
                                       const SpmvOptions& options, SpmvTarget target, SpmvDecidedBy decided_by,
                                       const std::string& decision_detail) {
+  const bool merge = options.binning == SpmvBinning::row_blocks_merge;
   SpmvSchedule s;
   s.target = target;
   s.features = features;
   s.decided_by = decided_by;
   s.decision_detail = decision_detail;
   s.row_blocks = true;
+  s.row_block_merge = merge;
   constexpr int64_t E = SpmvSchedule::row_block_entries, R = SpmvSchedule::row_block_rows;
   s.virtual_row_size = static_cast<int>(R);
   s.split_row_threshold = options.split_row_threshold > 0 ? options.split_row_threshold : 2 * E;
@@ -293,12 +295,17 @@ SpmvSchedule spmv_schedule(const std::vector<int64_t>& row_map, int64_t num_cols
       d.single_bin_kernel = options.kernel;
       by = SpmvDecidedBy::forced;
       add(std::string("kernel ") + to_string(options.kernel));
-    } else if (options.binning == SpmvBinning::row_blocks) {
+    } else if (options.binning == SpmvBinning::row_blocks || options.binning == SpmvBinning::row_blocks_merge) {
+      const char* name = options.binning == SpmvBinning::row_blocks ? "row_blocks" : "row_blocks_merge";
       if (target != SpmvTarget::cuda)
-        throw InvalidArgument(std::string("SpmvOptions::binning = row_blocks is the CUDA kernels' schedule; this "
-                                          "plan's target is ") +
-                              to_string(target) + " (use binned, single_bin or automatic there)");
-      return build_row_block_schedule(row_map, features, options, target, by, "row blocks from options");
+        throw InvalidArgument(std::string("SpmvOptions::binning = ") + name +
+                              " is the CUDA kernels' schedule; this plan's target is " + to_string(target) +
+                              " (use binned, single_bin or automatic there)");
+      return build_row_block_schedule(row_map, features, options, target, by,
+                                      std::string(options.binning == SpmvBinning::row_blocks
+                                                      ? "row blocks"
+                                                      : "row blocks summed along the merge path") +
+                                          " from options");
     } else if (options.binning != SpmvBinning::automatic) {
       d.single_bin = options.binning == SpmvBinning::single_bin;
       add("binning from options");
@@ -352,7 +359,8 @@ std::string SpmvSchedule::describe() const {
      << "  ";
   if (row_blocks)
     os << "row blocks: " << num_vrows() << " blocks of at most " << row_block_entries << " entries and "
-       << row_block_rows << " rows (or one longer row), one launch (two with split rows); rows longer than "
+       << row_block_rows << " rows (or one longer row), one launch (two with split rows), "
+       << (row_block_merge ? "rows summed along the merge path" : "lanes per row") << "; rows longer than "
        << split_row_threshold
        << " split in chunks of " << split_chunk << "\n";
   else if (single_bin)

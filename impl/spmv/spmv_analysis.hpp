@@ -79,6 +79,7 @@ struct SpmvDeviceSchedule {
   /// SpmvSchedule::row_blocks: the virtual rows are row blocks, run by one kernel with the split
   /// rows' chunks (bins empty); a block of one row longer than split_row_threshold is a split row.
   bool row_blocks = false;
+  bool row_block_merge = false;  ///< SpmvSchedule::row_block_merge
   int64_t split_row_threshold = 0;
 
   int64_t num_split_rows = 0;
@@ -265,6 +266,7 @@ SpmvDeviceSchedule<Ordinal, Device> make_device_schedule(const SpmvSchedule& s,
   const bool host_target = s.target == SpmvTarget::host;
   d.vrow_bounds = to_device_view<Ordinal, Device>(s.vrow_bounds, "Sprocket::spmv::vrow_bounds");
   d.row_blocks = s.row_blocks;
+  d.row_block_merge = s.row_block_merge;
   d.split_row_threshold = s.split_row_threshold;
 
   std::vector<int64_t> split_rows;

@@ -4,13 +4,17 @@
 // after its model schedule when autotune is on and no kernel is forced.
 //
 // Candidates: the model's decision; the model's with U / 4, U * 4, U / 16, U * 16; a single bin
-// of each of thread_per_row, subvector2, subvector4, subvector8, subvector32. Each runs once to
-// warm up, then SpmvOptions::autotune_repeats times (y = A x on x = 1); the median decides.
+// of each of thread_per_row, subvector2, subvector4, subvector8, subvector32; on the CUDA target
+// with float or double, the row blocks (what the automatic CUDA schedule runs on irregular rows)
+// and the row blocks summed along the merge path. Each runs once to warm up, then
+// SpmvOptions::autotune_repeats times (y = A x on x = 1); the median decides.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -27,6 +31,41 @@ struct SpmvAutotuneResult {
   std::string report;             ///< every candidate's median, for describe()
 };
 
+/// One autotune candidate: an explicit decision (binned or single-bin schedules), or, without
+/// one, a row-block binning (the CUDA target's schedules, which no decision describes).
+struct SpmvAutotuneCandidate {
+  std::optional<SpmvDecision> decision;
+  SpmvBinning row_blocks = SpmvBinning::row_blocks;  ///< row_blocks or row_blocks_merge, without a decision
+  std::string name;
+};
+
+/// The candidates around `base` (the model's decision) on `target`. `row_block_kernels`: the
+/// plan's types run the CUDA row-block kernels (float or double; the dispatch refuses row blocks
+/// for other types).
+inline std::vector<SpmvAutotuneCandidate> spmv_autotune_candidates(const SpmvDecision& base, SpmvTarget target,
+                                                                   bool row_block_kernels) {
+  std::vector<SpmvAutotuneCandidate> candidates{{base, SpmvBinning::row_blocks, "model"}};
+  for (int factor : {4, 16}) {
+    SpmvDecision d = base;
+    d.virtual_row_size = std::max(1, base.virtual_row_size / factor);
+    candidates.push_back({d, SpmvBinning::row_blocks, "model, U/" + std::to_string(factor)});
+    d.virtual_row_size = std::min(1 << 20, base.virtual_row_size * factor);
+    candidates.push_back({d, SpmvBinning::row_blocks, "model, U*" + std::to_string(factor)});
+  }
+  for (SpmvKernel k : {SpmvKernel::thread_per_row, SpmvKernel::subvector2, SpmvKernel::subvector4,
+                       SpmvKernel::subvector8, SpmvKernel::subvector32}) {
+    SpmvDecision d = base;
+    d.single_bin = true;
+    d.single_bin_kernel = k;
+    candidates.push_back({d, SpmvBinning::row_blocks, std::string("single bin, ") + to_string(k)});
+  }
+  if (target == SpmvTarget::cuda && row_block_kernels) {
+    candidates.push_back({std::nullopt, SpmvBinning::row_blocks, "row blocks"});
+    candidates.push_back({std::nullopt, SpmvBinning::row_blocks_merge, "row blocks, merge path"});
+  }
+  return candidates;
+}
+
 template <class CrsType>
 SpmvAutotuneResult<CrsType> spmv_autotune(const CrsType& A, const std::vector<int64_t>& row_map,
                                           const SpmvOptions& options, SpmvTarget target,
@@ -34,21 +73,8 @@ SpmvAutotuneResult<CrsType> spmv_autotune(const CrsType& A, const std::vector<in
   using scalar_type = typename CrsType::non_const_value_type;
   using execution_space = typename CrsType::execution_space;
   const SpmvDecision base = spmv_model_decide(spmv_features(row_map, A.numCols()), target);
-  std::vector<std::pair<SpmvDecision, std::string>> candidates{{base, "model"}};
-  for (int factor : {4, 16}) {
-    SpmvDecision d = base;
-    d.virtual_row_size = std::max(1, base.virtual_row_size / factor);
-    candidates.push_back({d, "model, U/" + std::to_string(factor)});
-    d.virtual_row_size = std::min(1 << 20, base.virtual_row_size * factor);
-    candidates.push_back({d, "model, U*" + std::to_string(factor)});
-  }
-  for (SpmvKernel k : {SpmvKernel::thread_per_row, SpmvKernel::subvector2, SpmvKernel::subvector4,
-                       SpmvKernel::subvector8, SpmvKernel::subvector32}) {
-    SpmvDecision d = base;
-    d.single_bin = true;
-    d.single_bin_kernel = k;
-    candidates.push_back({d, std::string("single bin, ") + to_string(k)});
-  }
+  constexpr bool row_block_kernels = std::is_same_v<scalar_type, float> || std::is_same_v<scalar_type, double>;
+  const std::vector<SpmvAutotuneCandidate> candidates = spmv_autotune_candidates(base, target, row_block_kernels);
   using Vector = Kokkos::View<scalar_type*, typename CrsType::device_type>;
   Vector x("Sprocket::spmv::autotune_x", A.numCols()), y("Sprocket::spmv::autotune_y", A.numRows());
   Kokkos::deep_copy(x, scalar_type(1));
@@ -63,8 +89,17 @@ SpmvAutotuneResult<CrsType> spmv_autotune(const CrsType& A, const std::vector<in
   std::ostringstream report;
   report << "autotune (median of " << options.autotune_repeats << " applies):\n";
   double best = 1e300;
-  for (auto& [decision, name] : candidates) {
-    SpmvSchedule s = analyze_spmv(A, row_map, options, target, copies, &decision, SpmvDecidedBy::autotune, name);
+  for (const SpmvAutotuneCandidate& c : candidates) {
+    SpmvSchedule s;
+    if (c.decision) {
+      s = analyze_spmv(A, row_map, options, target, copies, &*c.decision, SpmvDecidedBy::autotune, c.name);
+    } else {
+      SpmvOptions row_block_options = options;
+      row_block_options.binning = c.row_blocks;
+      s = analyze_spmv(A, row_map, row_block_options, target, copies);
+      s.decided_by = SpmvDecidedBy::autotune;
+      s.decision_detail = c.name;
+    }
     SpmvAnalysis<CrsType> a = make_spmv_analysis(A, s, row_map, copies);
     run(a);  // warm-up
     std::vector<double> t;
@@ -77,7 +112,7 @@ SpmvAutotuneResult<CrsType> spmv_autotune(const CrsType& A, const std::vector<in
     }
     std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
     const double median = t[t.size() / 2];
-    report << "  " << name << ": " << median * 1e3 << " ms\n";
+    report << "  " << c.name << ": " << median * 1e3 << " ms\n";
     if (median < best) {
       best = median;
       result.schedule = std::move(s);

@@ -26,6 +26,8 @@ SpmvOptions spmv_options_for(const std::string& variant) {
                         "kernel; autotune: chosen by timing on the GPU)");
   if (variant == "row_blocks")
     o.binning = SpmvBinning::row_blocks;
+  else if (variant == "row_blocks_merge")
+    o.binning = SpmvBinning::row_blocks_merge;
   else if (variant == "binned")
     o.binning = SpmvBinning::binned;
   else
@@ -34,7 +36,10 @@ SpmvOptions spmv_options_for(const std::string& variant) {
 }
 
 std::string chosen_kernels(const SpmvSchedule& schedule) {
-  if (schedule.row_blocks) return schedule.bins.empty() ? "row_blocks" : "row_blocks+split_row";
+  if (schedule.row_blocks) {
+    const std::string name = schedule.row_block_merge ? "row_blocks_merge" : "row_blocks";
+    return schedule.bins.empty() ? name : name + "+split_row";
+  }
   std::vector<std::string> kernels;
   for (const auto& bin : schedule.bins) {
     const std::string k = to_string(bin.kernel);

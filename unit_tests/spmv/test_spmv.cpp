@@ -998,6 +998,28 @@ TEST(SpmvAutotune, PowerLaw) {
   EXPECT_TRUE(BigKit::honours(forced, o)) << forced.describe();
 }
 
+// The CUDA target's autotune also times both row-block schedules (the automatic CUDA choice on
+// irregular rows, which no decision describes), for the types whose kernels run them only; the
+// other targets time decisions alone. (The timing itself runs on a GPU build's tests.)
+TEST(SpmvAutotune, RowBlockCandidatesOnTheCudaTargetOnly) {
+  const SpmvDecision base = spmv_model_decide(spmv_features({0, 2, 5, 5, 9}, 9), SpmvTarget::cuda);
+  auto row_block_names = [&](SpmvTarget target, bool kernels) {
+    std::vector<std::string> names;
+    const auto candidates = Impl::spmv_autotune_candidates(base, target, kernels);
+    EXPECT_EQ(candidates.at(0).name, "model");
+    EXPECT_TRUE(candidates.at(0).decision && candidates.at(0).decision->virtual_row_size == base.virtual_row_size);
+    for (const auto& c : candidates)
+      if (!c.decision) names.push_back(c.name + (c.row_blocks == SpmvBinning::row_blocks_merge ? " [merge]" : ""));
+    return names;
+  };
+  EXPECT_EQ(row_block_names(SpmvTarget::cuda, true),
+            (std::vector<std::string>{"row blocks", "row blocks, merge path [merge]"}));
+  EXPECT_TRUE(row_block_names(SpmvTarget::cuda, false).empty());
+  for (SpmvTarget t : {SpmvTarget::host, SpmvTarget::portable_cpu, SpmvTarget::portable_gpu})
+    EXPECT_TRUE(row_block_names(t, true).empty()) << to_string(t);
+  EXPECT_EQ(Impl::spmv_autotune_candidates(base, SpmvTarget::host, true).size(), size_t(10));
+}
+
 TEST(SpmvApi, ConstInputExecutionSpaceInstanceAndDescribe) {
   using Device = BigCrs::device_type;
   const HostCsr A = mixed_lengths(500, 400, 34);

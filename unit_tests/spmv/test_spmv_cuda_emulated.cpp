@@ -147,6 +147,8 @@ struct Config {
   bool expect_grid_stride = false;
   /// A row-block schedule (SpmvBinning::row_blocks) of at least this many blocks (0: not one).
   int64_t expect_row_blocks = 0;
+  /// Row blocks summed along the merge path (SpmvBinning::row_blocks_merge).
+  bool expect_merge = false;
 };
 
 /// SpmvBinning::row_blocks, at least `min_blocks` row blocks; rows longer than `threshold` split in
@@ -159,6 +161,16 @@ Config row_blocks(int64_t min_blocks, int64_t threshold = 0, int64_t chunk = 0) 
   c.options.split_chunk = chunk;
   c.expect_row_blocks = min_blocks;
   c.expect_split = threshold > 0;
+  return c;
+}
+
+/// SpmvBinning::row_blocks_merge, otherwise as row_blocks().
+Config row_blocks_merge(int64_t min_blocks, int64_t threshold = 0, int64_t chunk = 0) {
+  Config c = row_blocks(min_blocks, threshold, chunk);
+  c.name = "row blocks summed along the merge path, split threshold " + std::to_string(threshold) +
+           ", chunks of " + std::to_string(chunk);
+  c.options.binning = SpmvBinning::row_blocks_merge;
+  c.expect_merge = true;
   return c;
 }
 
@@ -315,6 +327,9 @@ struct Kit {
       if (!s.row_blocks || !d.row_blocks || s.num_vrows() < c.expect_row_blocks)
         return ::testing::AssertionFailure() << "not a row-block schedule of at least " << c.expect_row_blocks
                                              << " blocks";
+      if (s.row_block_merge != c.expect_merge || d.row_block_merge != c.expect_merge)
+        return ::testing::AssertionFailure() << "merge-path sums " << (c.expect_merge ? "expected" : "not expected")
+                                             << ", schedule " << s.row_block_merge << ", device " << d.row_block_merge;
       const auto& rm = op.n.schedule.vrow_bounds;
       const std::vector<int64_t> row_map = Impl::host_row_map(op.a);
       int64_t split_rows = 0;
@@ -348,7 +363,7 @@ struct Kit {
         out.emplace_back("spmv_split_scale_kernel", Impl::cuda::spmv_split_scale_launch(d.num_split_rows, limit).grid);
       const int64_t blocks = p.schedule.num_vrows() + d.num_split_chunks;
       if (blocks > 0)
-        out.emplace_back("spmv_row_blocks_kernel",
+        out.emplace_back("spmv_row_blocks_kernel<MergeSum>",
                          Impl::cuda::spmv_row_blocks_launch(p.schedule.num_vrows(), d.num_split_chunks, limit).grid);
       return out;
     }
@@ -581,6 +596,31 @@ TYPED_TEST(SpmvCudaEmulated, RowBlocksOnEveryRowShape) {
   K::run_configs(dense_row_among_short(1, 50, 0, salt), {row_blocks(1)}, salt += 100);
 }
 
+// Row blocks summed along the merge path: the row shapes above, then the cases of the merge itself.
+// A row of 900 entries among rows of 5 (every 7th empty) in one block: it crosses about 225
+// threads of a 4-item share, so its carries cross every warp of the block. Blocks of up to 256
+// short and empty rows (shares of 2 items, row ends at thread boundaries, runs of empty rows at
+// the start of a share); a block of exactly row_block_entries entries in one row; shares whose
+// thread ends no row.
+TYPED_TEST(SpmvCudaEmulated, RowBlocksMergeOnEveryRowShape) {
+  using K = Kit<TypeParam>;
+  uint64_t salt = 7600;
+  const HostCsr mixed = mixed_lengths(48, 1200, 3, salt);
+  K::run_configs(mixed, {row_blocks_merge(8), row_blocks_merge(8, 600, 200)}, salt += 100);
+  const HostCsr power = gen::rmat(8, 6, test::seed_for(salt));
+  K::run_configs(power, {row_blocks_merge(2), row_blocks_merge(2, 40, 16)}, salt += 100);
+  K::run_configs(test::unsorted_with_duplicates(300, 40, 40, salt), {row_blocks_merge(2)}, salt += 100);
+  const HostCsr long_among_short = dense_row_among_short(200, 900, 100, salt);
+  ASSERT_EQ(longest_row(long_among_short), 900);
+  K::run_configs(long_among_short, {row_blocks_merge(2)}, salt += 100);
+  const HostCsr sparse = random_with_empty_rows(600, 500, 1.5, salt);
+  ASSERT_GT(empty_rows(sparse), 150);
+  K::run_configs(sparse, {row_blocks_merge(3)}, salt += 100);
+  const HostCsr full_block = dense_row_among_short(3, static_cast<int>(SpmvSchedule::row_block_entries), 1, salt);
+  K::run_configs(full_block, {row_blocks_merge(2)}, salt += 100);
+  K::run_configs(dense_row_among_short(1, 50, 0, salt), {row_blocks_merge(1)}, salt += 100);
+}
+
 // x of another value type than the matrix (float x under a double matrix): the one value type the
 // kernels keep apart from Scalar, converted as x is read, through every kernel next to split rows
 // and through the row blocks.
@@ -590,24 +630,33 @@ TEST(SpmvCudaEmulatedMixedTypes, FloatXUnderADoubleMatrix) {
   for (SpmvKernel k : bin_kernels)
     K::run_configs<float>(dense_row_among_short(rows_for(k), 300, 17, salt), {binned_with_split(k, 2, 50, 64)},
                           salt += 100);
-  K::run_configs<float>(mixed_lengths(48, 1200, 3, salt), {row_blocks(8), row_blocks(8, 600, 200)}, salt + 100);
+  K::run_configs<float>(mixed_lengths(48, 1200, 3, salt),
+                        {row_blocks(8), row_blocks(8, 600, 200), row_blocks_merge(8, 600, 200)}, salt + 100);
 }
 
 // Row blocks are the CUDA target's: other targets refuse them, naming the option.
 TEST(SpmvCudaLaunch, RowBlocksOnlyOnTheCudaTarget) {
   const HostCsr A = test::random_csr(50, 50, 4.0, 7500);
   SpmvOptions o;
-  o.binning = SpmvBinning::row_blocks;
-  for (SpmvTarget t : {SpmvTarget::host, SpmvTarget::portable_cpu, SpmvTarget::portable_gpu}) {
-    SCOPED_TRACE(to_string(t));
-    try {
-      build_spmv_schedule(A.row_map, A.num_cols, o, t);
-      ADD_FAILURE() << "no exception";
-    } catch (const InvalidArgument& e) {
-      EXPECT_NE(std::string(e.what()).find("row_blocks"), std::string::npos) << e.what();
+  for (SpmvBinning binning : {SpmvBinning::row_blocks, SpmvBinning::row_blocks_merge}) {
+    const bool merge = binning == SpmvBinning::row_blocks_merge;
+    const std::string name = merge ? "row_blocks_merge" : "row_blocks";
+    SCOPED_TRACE(name);
+    o.binning = binning;
+    for (SpmvTarget t : {SpmvTarget::host, SpmvTarget::portable_cpu, SpmvTarget::portable_gpu}) {
+      SCOPED_TRACE(to_string(t));
+      try {
+        build_spmv_schedule(A.row_map, A.num_cols, o, t);
+        ADD_FAILURE() << "no exception";
+      } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("binning = " + name + " "), std::string::npos) << e.what();
+      }
     }
+    const SpmvSchedule s = build_spmv_schedule(A.row_map, A.num_cols, o, SpmvTarget::cuda);
+    EXPECT_TRUE(s.row_blocks);
+    EXPECT_EQ(s.row_block_merge, merge);
+    EXPECT_NE(s.describe().find(merge ? "merge path" : "lanes per row"), std::string::npos) << s.describe();
   }
-  EXPECT_TRUE(build_spmv_schedule(A.row_map, A.num_cols, o, SpmvTarget::cuda).row_blocks);
 }
 
 // Rank-2 x and y, LayoutLeft and LayoutRight (strided columns), column by column.
@@ -617,7 +666,8 @@ TYPED_TEST(SpmvCudaEmulated, Rank2BothLayouts) {
   uint64_t salt = 6100;
   std::vector<Config> configs = {forced(SpmvKernel::thread_per_row, 4),
                                  binned_with_split(SpmvKernel::subvector32, 1, 50, 32),
-                                 binned_with_split(SpmvKernel::team_per_row, 3, 40, 32), row_blocks(1, 40, 16)};
+                                 binned_with_split(SpmvKernel::team_per_row, 3, 40, 32), row_blocks(1, 40, 16),
+                                 row_blocks_merge(1, 40, 16)};
   for (Config& c : configs) c.expect_grid_stride = false;  // 24 rows: a bin may fit one block
   for (const Config& c : configs) {
     const auto op = K::make_operator(A, c);

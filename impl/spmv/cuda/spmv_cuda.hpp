@@ -38,7 +38,9 @@
 //                   lengths, then lanes per row (a power of two, rows * lanes <= 256) sum each
 //                   row's products. A row of more than 1024 entries is a block alone, reduced as
 //                   team_per_row does; split rows' chunks are blocks of the same launch, after
-//                   the split-scale launch.
+//                   the split-scale launch. SpmvBinning::row_blocks_merge sums the staged
+//                   products along the merge path instead (an equal share of row ends and
+//                   entries per thread, a segmented scan across threads; same launch).
 //
 // Every kernel writes every row of its virtual rows, empty rows included, as
 // y(r) = beta == 0 ? alpha * sum : beta * y(r) + alpha * sum (NaN in y does not propagate when
@@ -189,6 +191,15 @@ void spmv_launch_split_rows(const Args& a, const Sched& s) {
   check_launch("Sprocket::spmv", "spmv_split_chunk_kernel");
 }
 
+/// The row-block kernel with its rows summed by lanes per row or along the merge path (MergeSum).
+template <bool MergeSum, class Args, class Sched>
+void spmv_launch_row_blocks_kernel(const Args& a, const Sched& s, const KernelLaunch& launch, int64_t num_blocks) {
+  SPROCKET_CUDA_LAUNCH(launch, a.stream, spmv_row_blocks_kernel<MergeSum>)(
+      a.row_map, a.entries, a.values, a.bounds, num_blocks, s.split_row_threshold, s.split_rows.data(),
+      s.split_chunk_begin.data(), s.chunk_split_index.data(), s.num_split_chunks, s.split_chunk, a.alpha, a.x,
+      a.x_stride, a.beta, a.y, a.y_stride);
+}
+
 /// Row blocks: the split rows scaled by beta (when there are any), then one launch for the row
 /// blocks and the split rows' chunks.
 template <class Args, class Sched>
@@ -202,10 +213,10 @@ void spmv_launch_row_blocks(const Args& a, const Sched& s) {
   }
   if (num_blocks + s.num_split_chunks <= 0) return;
   const KernelLaunch launch = spmv_row_blocks_launch(num_blocks, s.num_split_chunks, a.grid_limit);
-  SPROCKET_CUDA_LAUNCH(launch, a.stream, spmv_row_blocks_kernel)(
-      a.row_map, a.entries, a.values, a.bounds, num_blocks, s.split_row_threshold, s.split_rows.data(),
-      s.split_chunk_begin.data(), s.chunk_split_index.data(), s.num_split_chunks, s.split_chunk, a.alpha, a.x,
-      a.x_stride, a.beta, a.y, a.y_stride);
+  if (s.row_block_merge)
+    spmv_launch_row_blocks_kernel<true>(a, s, launch, num_blocks);
+  else
+    spmv_launch_row_blocks_kernel<false>(a, s, launch, num_blocks);
   check_launch("Sprocket::spmv", "spmv_row_blocks_kernel");
 }
 

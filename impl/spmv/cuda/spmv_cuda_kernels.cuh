@@ -264,6 +264,93 @@ __device__ __forceinline__ int spmv_row_block_lanes(int64_t rows) {
   return lanes;
 }
 
+/// Sum of the partials that the block's warps before `warp` carry for row `key` (SpmvBinning::
+/// row_blocks_merge): warp w's last lane holds the key it ended on (warp_key) and that key's sum
+/// within the warp (warp_value). Keys rise with the thread, so the warps that carry `key` are the
+/// ones right before `warp` whose last key is `key`; the first warp that ended on another key ends
+/// the walk (a run that starts inside a warp has that warp's predecessor ending on a smaller key).
+template <class Scalar>
+__device__ __forceinline__ Scalar spmv_merge_carry_from_warps(const int* warp_key, const Scalar* warp_value,
+                                                              int warp, int key) {
+  Scalar carry = 0;
+  for (int w = warp - 1; w >= 0 && warp_key[w] == key; --w) carry += warp_value[w];
+  return carry;
+}
+
+/// The rows of a row block summed along the merge path (SpmvBinning::row_blocks_merge; Merrill and
+/// Garland, "Merge-based parallel sparse matrix-vector multiplication", SC 2016). The block's items
+/// are its `rows` row ends and its `n` staged products; each thread takes an equal share of the
+/// rows + n items, so a row of hundreds of entries among short rows costs its block no more than
+/// its share of items. (With lanes per row, one group of lanes sums such a row while the block's
+/// other threads wait at the barrier: the emulated profile of gen:rmat:scale=16,ef=16 shows that
+/// reduction with 13-15% of the lanes active.)
+///  - Thread t's share starts on diagonal d0 = t * share of the merge of the row ends
+///    starts[1..rows] with the entry indices 0..n-1; a binary search over the rows finds it
+///    (i rows ended, j = d0 - i entries consumed; an entry is consumed before the end of its row).
+///  - Walking its items, the thread writes y for every row it ends except the first, which started
+///    in its share; its first ended row (first_sum) may have started in earlier threads, and the
+///    row it is in when its share ends (its carry) may end in later ones.
+///  - The carries are combined by a segmented inclusive scan keyed by row (keys rise with the
+///    thread, so equal keys are consecutive): shuffles within each warp, then across the warps
+///    through their last lanes in shared memory. Thread t's carry-in is the scan at thread t - 1,
+///    whose key is t's first row; the thread then writes that row. Deterministic: the same sums in
+///    the same order on every run.
+/// Every thread of the block calls it (one __syncthreads inside); the caller's barrier after it
+/// keeps the next block's staging from overwriting what this one still reads.
+template <class Scalar>
+__device__ void spmv_row_block_merge_sum(const Scalar* products, const int* starts, int rows, int n, int* warp_key,
+                                         Scalar* warp_value, int64_t r0, Scalar alpha, Scalar beta, Scalar* y,
+                                         int64_t y_stride) {
+  const int items = rows + n;
+  const int share = (items + spmv_block_size - 1) / spmv_block_size;
+  const int t = static_cast<int>(threadIdx.x);
+  const int d0 = t * share < items ? t * share : items;
+  const int d1 = d0 + share < items ? d0 + share : items;
+  int lo = d0 - n > 0 ? d0 - n : 0, hi = d0 < rows ? d0 : rows;
+  while (lo < hi) {  // the first i whose row end lies past entry d0 - i - 1
+    const int mid = (lo + hi) / 2;
+    if (starts[mid + 1] <= d0 - mid - 1)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  const int first_row = lo;
+  int i = lo, j = d0 - lo;
+  int row_end = i < rows ? starts[i + 1] : n;
+  Scalar carry = 0, first_sum = 0;
+  bool ended_first = false;
+  for (int d = d0; d < d1; ++d) {
+    if (j < row_end) {
+      carry += products[j++];
+      continue;
+    }
+    if (ended_first)
+      spmv_store(y + (r0 + i) * y_stride, alpha, carry, beta);
+    else
+      first_sum = carry;
+    ended_first = true;
+    carry = 0;
+    ++i;
+    row_end = i < rows ? starts[i + 1] : n;
+  }
+  const int lane = t % spmv_warp_size, warp = t / spmv_warp_size;
+  const int key = i;
+  for (int offset = 1; offset < spmv_warp_size; offset *= 2) {
+    const int k = __shfl_up_sync(0xffffffffu, key, offset);
+    const Scalar v = __shfl_up_sync(0xffffffffu, carry, offset);
+    if (lane >= offset && k == key) carry += v;
+  }
+  if (lane == spmv_warp_size - 1) {
+    warp_key[warp] = key;
+    warp_value[warp] = carry;
+  }
+  __syncthreads();
+  carry += spmv_merge_carry_from_warps(warp_key, warp_value, warp, key);
+  Scalar carry_in = __shfl_up_sync(0xffffffffu, carry, 1);
+  if (lane == 0) carry_in = spmv_merge_carry_from_warps(warp_key, warp_value, warp, first_row);
+  if (ended_first) spmv_store(y + (r0 + first_row) * y_stride, alpha, first_sum + carry_in, beta);
+}
+
 /// Row blocks (SpmvBinning::row_blocks), one launch for every row. Blocks [0, num_blocks) of the
 /// grid-stride loop are the schedule's row blocks (vrow_bounds), the rest the split rows' chunks.
 ///  - A block of rows holding at most Entries entries: the 256 threads read its entries
@@ -278,7 +365,11 @@ __device__ __forceinline__ int spmv_row_block_lanes(int64_t rows) {
 ///  - One row longer than split_threshold: skipped here; its chunks (blocks num_blocks onwards)
 ///    add alpha * partial into y atomically, y having been scaled by spmv_split_scale_kernel in
 ///    the launch before.
-template <class Offset, class Ordinal, class XValue, class Scalar>
+///  - MergeSum (SpmvBinning::row_blocks_merge): the staged products summed along the merge path
+///    (spmv_row_block_merge_sum) instead of by lanes per row. A template parameter, not a run-time
+///    flag: with both sums in one kernel, ptxas gave the lanes-per-row kernel 40 registers instead
+///    of 32 (sm_80, double / int), 6 resident blocks per SM instead of 8.
+template <bool MergeSum, class Offset, class Ordinal, class XValue, class Scalar>
 __global__ void __launch_bounds__(spmv_block_size)
     spmv_row_blocks_kernel(const Offset* __restrict__ row_map, const Ordinal* __restrict__ entries,
                            const Scalar* __restrict__ values, const Ordinal* __restrict__ bounds, int64_t num_blocks,
@@ -319,6 +410,14 @@ __global__ void __launch_bounds__(spmv_block_size)
     for (int64_t i = threadIdx.x; i <= rows; i += spmv_block_size)
       starts[i] = static_cast<int>(static_cast<int64_t>(ldg(row_map + r0 + i)) - e0);
     __syncthreads();
+    if constexpr (MergeSum) {
+      SPROCKET_CUDA_SHARED(int, warp_key, [spmv_block_size / spmv_warp_size]);
+      SPROCKET_CUDA_SHARED(Scalar, warp_value, [spmv_block_size / spmv_warp_size]);
+      spmv_row_block_merge_sum(products, starts, static_cast<int>(rows), static_cast<int>(n), warp_key, warp_value,
+                               r0, alpha, beta, y, y_stride);
+      __syncthreads();  // the next block's staging overwrites products, starts and the warps' carries
+      continue;
+    }
     const int lanes = spmv_row_block_lanes(rows);
     const int64_t row = threadIdx.x / lanes;
     const int lane = threadIdx.x % lanes;
