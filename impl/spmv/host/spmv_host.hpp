@@ -17,6 +17,11 @@
 // matrices repeat a few offset sequences: 4 bytes per entry become 2 per row). Under row
 // patterns, thread_per_row runs 8 consecutive rows of one pattern together (rows_pattern_runs).
 // Every part runs an AVX2 + FMA copy when the CPU has both (impl/utils/host_isa.hpp).
+//
+// The kernels below the parallel region take raw arrays (HostCsrArrays, HostVector, the schedule's
+// pointers), not Kokkos Views: a View's type names its execution space, and the library compiles
+// every plan for OpenMP and Serial in one translation unit (impl/common/eti.hpp), so View-typed
+// kernels were compiled twice over, each AVX2 clone included. Same loads, same code.
 #include <Kokkos_Core.hpp>
 #include <type_traits>
 #include <utility>
@@ -95,6 +100,32 @@ struct PatternColumns {
   KOKKOS_FORCEINLINE_FUNCTION Row row(int64_t r, int64_t, int64_t) const { return {offsets + begin[row_pattern[r]], r}; }
 };
 
+/// A's row map and values as pointers (the kernels' view of the matrix, whatever its space).
+template <class Offset, class Value>
+struct HostCsrArrays {
+  const Offset* row_map;
+  const Value* values;
+};
+
+/// x or y as a pointer and a stride: Stride 1 (contiguous, known at compile time) or 0 (the
+/// run-time `stride`, for LayoutStride Views: the plan's strided View pair). `n` is the extent.
+template <class T, int Stride>
+struct HostVector {
+  T* data;
+  int64_t stride;
+  int64_t n;
+  KOKKOS_FORCEINLINE_FUNCTION T& operator()(int64_t i) const { return data[Stride == 1 ? i : i * stride]; }
+  KOKKOS_FORCEINLINE_FUNCTION int64_t extent(int) const { return n; }
+};
+
+/// The HostVector of a rank-1 View: contiguous unless the View is LayoutStride.
+template <class View>
+auto host_vector(const View& v) {
+  using T = std::remove_reference_t<typename View::reference_type>;
+  constexpr int stride = std::is_same_v<typename View::array_layout, Kokkos::LayoutStride> ? 0 : 1;
+  return HostVector<T, stride>{v.data(), static_cast<int64_t>(v.stride(0)), static_cast<int64_t>(v.extent(0))};
+}
+
 /// (row of A with entries values[0, len) and columns c) . x with X interleaved accumulators.
 template <int X, class Scalar, class Value, class RowColumns, class XView>
 KOKKOS_FORCEINLINE_FUNCTION Scalar row_dot(const Value* __restrict values, const RowColumns& c, int64_t len,
@@ -126,8 +157,8 @@ KOKKOS_FORCEINLINE_FUNCTION void store(const YView& y, int64_t r, Scalar alpha, 
 template <int X, class AMatrix, class Columns, class XView, class YView, class Scalar>
 KOKKOS_FORCEINLINE_FUNCTION void rows_with_lanes(const AMatrix& A, const Columns& col, int64_t r0, int64_t r1,
                                                  Scalar alpha, const XView& x, Scalar beta, const YView& y) {
-  const auto* row_map = A.graph.row_map.data();
-  const auto* values = A.values.data();
+  const auto* row_map = A.row_map;
+  const auto* values = A.values;
   // Two loops rather than store() per row: the beta test inside the loop slows short rows down
   // (perf_tests/results/spmv-host-2026-11-21.md, "Host kernel measurements").
   if (beta == Scalar(0)) {
@@ -155,8 +186,8 @@ KOKKOS_FORCEINLINE_FUNCTION void rows_pattern_runs(const AMatrix& A, const Patte
                                                    int64_t r1, Scalar alpha, const XView& x, Scalar beta,
                                                    const YView& y) {
   constexpr int run = 8;
-  const auto* row_map = A.graph.row_map.data();
-  const auto* values = A.values.data();
+  const auto* row_map = A.row_map;
+  const auto* values = A.values;
   const int64_t num_cols = static_cast<int64_t>(x.extent(0));
   int64_t r = r0;
   while (r < r1) {
@@ -196,8 +227,8 @@ KOKKOS_FORCEINLINE_FUNCTION void part_rows(const AMatrix& A, const Columns& col,
                                            const Bounds& bounds, int64_t v0, int64_t v1, Scalar alpha,
                                            const XView& x, Scalar beta, const YView& y) {
   for (int64_t v = v0; v < v1; ++v) {
-    const int64_t r0 = bounds(v), r1 = bounds(v + 1);
-    switch (static_cast<SpmvKernel>(kernels(v))) {
+    const int64_t r0 = bounds[v], r1 = bounds[v + 1];
+    switch (static_cast<SpmvKernel>(kernels[v])) {
       case SpmvKernel::thread_per_row:
         if constexpr (std::is_same_v<Columns, PatternColumns>)
           rows_pattern_runs(A, col, r0, r1, alpha, x, beta, y);
@@ -245,13 +276,18 @@ void spmv_apply(const ExecSpace& space, const SpmvAnalysis<CrsType>& analysis, S
   const CrsType& A = analysis.A;
   const auto& s = analysis.schedule;
   using Entry = typename CrsType::non_const_ordinal_type;
-  const auto offsets = s.col_offsets;
+  const int16_t* offsets = s.col_offsets.data();
+  const bool use_offsets = s.col_offsets.extent(0) > 0;
   const PatternColumns patterns{s.row_pattern.data(), s.pattern_begin.data(), s.pattern_offsets.data()};
   const bool use_patterns = s.row_pattern.extent(0) > 0;
   const Entry* entries = A.graph.entries.data();
   const auto parts = s.part_begin;
-  const auto kernels = s.vrow_kernel;
-  const auto bounds = s.vrow_bounds;
+  const HostCsrArrays<typename CrsType::non_const_size_type, typename CrsType::non_const_value_type> rows{
+      A.graph.row_map.data(), A.values.data()};
+  const auto* kernels = s.vrow_kernel.data();
+  const auto* bounds = s.vrow_bounds.data();
+  const auto xv = host_vector(x);
+  const auto yv = host_vector(y);
   const int64_t num_parts = s.num_parts;
   const bool avx2 = host_has_avx2_fma();
   const int64_t prefetch_distance = s.x_prefetch_distance;
@@ -260,14 +296,14 @@ void spmv_apply(const ExecSpace& space, const SpmvAnalysis<CrsType>& analysis, S
       "Sprocket::spmv::host", Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Static>>(space, 0, num_parts),
       KOKKOS_LAMBDA(const int64_t p) {
         if (use_patterns)
-          part(avx2, A, patterns, kernels, bounds, parts(p), parts(p + 1), alpha, x, beta, y);
-        else if (offsets.extent(0) > 0)
-          part(avx2, A, OffsetColumns{offsets.data()}, kernels, bounds, parts(p), parts(p + 1), alpha, x, beta, y);
+          part(avx2, rows, patterns, kernels, bounds, parts(p), parts(p + 1), alpha, xv, beta, yv);
+        else if (use_offsets)
+          part(avx2, rows, OffsetColumns{offsets}, kernels, bounds, parts(p), parts(p + 1), alpha, xv, beta, yv);
         else if (prefetch_distance > 0)
-          part(avx2, A, PrefetchingColumns<Entry>{entries, nnz, prefetch_distance}, kernels, bounds, parts(p),
-               parts(p + 1), alpha, x, beta, y);
+          part(avx2, rows, PrefetchingColumns<Entry>{entries, nnz, prefetch_distance}, kernels, bounds, parts(p),
+               parts(p + 1), alpha, xv, beta, yv);
         else
-          part(avx2, A, PlainColumns<Entry>{entries}, kernels, bounds, parts(p), parts(p + 1), alpha, x, beta, y);
+          part(avx2, rows, PlainColumns<Entry>{entries}, kernels, bounds, parts(p), parts(p + 1), alpha, xv, beta, yv);
       });
   if (s.num_split_rows > 0) {
     // Few rows, each cut into chunks of split_chunk entries spread over all threads.
@@ -292,7 +328,7 @@ void spmv_apply(const ExecSpace& space, const SpmvAnalysis<CrsType>& analysis, S
           const int64_t begin = row_map[r] + (c - chunk_begin(i)) * chunk;
           const int64_t end = begin + chunk < row_end ? begin + chunk : row_end;
           const Scalar partial =
-              row_dot<8, Scalar>(values + begin, PlainColumns<Entry>{entries}.row(r, begin, end), end - begin, x);
+              row_dot<8, Scalar>(values + begin, PlainColumns<Entry>{entries}.row(r, begin, end), end - begin, xv);
           Kokkos::atomic_add(&y(r), alpha * partial);
         });
   }
