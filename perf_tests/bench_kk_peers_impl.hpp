@@ -119,6 +119,5 @@ void kokkos_team_sddmm(const Crs<Scalar, Offset>& S, const Mat<Scalar, Layout>& 
   template void spmm<S, O, Kokkos::L>(const Crs<S, O>&, S, const Mat<S, Kokkos::L>&, S, const Mat<S, Kokkos::L>&);
 #define SPROCKET_BENCH_KK_SPMM_LEFT(S, O) SPROCKET_BENCH_KK_SPMM_LAYOUT(S, O, LayoutLeft)
 #define SPROCKET_BENCH_KK_SPMM_RIGHT(S, O) SPROCKET_BENCH_KK_SPMM_LAYOUT(S, O, LayoutRight)
-
 }  // namespace kk
 }  // namespace sprocket_bench

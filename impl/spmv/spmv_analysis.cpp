@@ -143,14 +143,13 @@ SpmvSchedule build_schedule(const std::vector<int64_t>& row_map, const SpmvFeatu
 SpmvSchedule build_row_block_schedule(const std::vector<int64_t>& row_map, const SpmvFeatures& features,
                                       const SpmvOptions& options, SpmvTarget target, SpmvDecidedBy decided_by,
                                       const std::string& decision_detail) {
-  const bool merge = options.binning == SpmvBinning::row_blocks_merge;
   SpmvSchedule s;
   s.target = target;
   s.features = features;
   s.decided_by = decided_by;
   s.decision_detail = decision_detail;
   s.row_blocks = true;
-  s.row_block_merge = merge;
+  s.row_block_merge = options.binning == SpmvBinning::row_blocks_merge;
   constexpr int64_t E = SpmvSchedule::row_block_entries, R = SpmvSchedule::row_block_rows;
   s.virtual_row_size = static_cast<int>(R);
   s.split_row_threshold = options.split_row_threshold > 0 ? options.split_row_threshold : 2 * E;
@@ -296,16 +295,14 @@ SpmvSchedule spmv_schedule(const std::vector<int64_t>& row_map, int64_t num_cols
       by = SpmvDecidedBy::forced;
       add(std::string("kernel ") + to_string(options.kernel));
     } else if (options.binning == SpmvBinning::row_blocks || options.binning == SpmvBinning::row_blocks_merge) {
-      const char* name = options.binning == SpmvBinning::row_blocks ? "row_blocks" : "row_blocks_merge";
+      const bool merge = options.binning == SpmvBinning::row_blocks_merge;
       if (target != SpmvTarget::cuda)
-        throw InvalidArgument(std::string("SpmvOptions::binning = ") + name +
+        throw InvalidArgument(std::string("SpmvOptions::binning = ") + (merge ? "row_blocks_merge" : "row_blocks") +
                               " is the CUDA kernels' schedule; this plan's target is " + to_string(target) +
                               " (use binned, single_bin or automatic there)");
-      return build_row_block_schedule(row_map, features, options, target, by,
-                                      std::string(options.binning == SpmvBinning::row_blocks
-                                                      ? "row blocks"
-                                                      : "row blocks summed along the merge path") +
-                                          " from options");
+      return build_row_block_schedule(
+          row_map, features, options, target, by,
+          merge ? "row blocks summed along the merge path from options" : "row blocks from options");
     } else if (options.binning != SpmvBinning::automatic) {
       d.single_bin = options.binning == SpmvBinning::single_bin;
       add("binning from options");

@@ -34,9 +34,9 @@ struct SpmvAutotuneResult {
 /// One autotune candidate: an explicit decision (binned or single-bin schedules), or, without
 /// one, a row-block binning (the CUDA target's schedules, which no decision describes).
 struct SpmvAutotuneCandidate {
+  std::string name;
   std::optional<SpmvDecision> decision;
   SpmvBinning row_blocks = SpmvBinning::row_blocks;  ///< row_blocks or row_blocks_merge, without a decision
-  std::string name;
 };
 
 /// The candidates around `base` (the model's decision) on `target`. `row_block_kernels`: the
@@ -44,24 +44,24 @@ struct SpmvAutotuneCandidate {
 /// for other types).
 inline std::vector<SpmvAutotuneCandidate> spmv_autotune_candidates(const SpmvDecision& base, SpmvTarget target,
                                                                    bool row_block_kernels) {
-  std::vector<SpmvAutotuneCandidate> candidates{{base, SpmvBinning::row_blocks, "model"}};
+  std::vector<SpmvAutotuneCandidate> candidates{{"model", base}};
   for (int factor : {4, 16}) {
     SpmvDecision d = base;
     d.virtual_row_size = std::max(1, base.virtual_row_size / factor);
-    candidates.push_back({d, SpmvBinning::row_blocks, "model, U/" + std::to_string(factor)});
+    candidates.push_back({"model, U/" + std::to_string(factor), d});
     d.virtual_row_size = std::min(1 << 20, base.virtual_row_size * factor);
-    candidates.push_back({d, SpmvBinning::row_blocks, "model, U*" + std::to_string(factor)});
+    candidates.push_back({"model, U*" + std::to_string(factor), d});
   }
   for (SpmvKernel k : {SpmvKernel::thread_per_row, SpmvKernel::subvector2, SpmvKernel::subvector4,
                        SpmvKernel::subvector8, SpmvKernel::subvector32}) {
     SpmvDecision d = base;
     d.single_bin = true;
     d.single_bin_kernel = k;
-    candidates.push_back({d, SpmvBinning::row_blocks, std::string("single bin, ") + to_string(k)});
+    candidates.push_back({std::string("single bin, ") + to_string(k), d});
   }
   if (target == SpmvTarget::cuda && row_block_kernels) {
-    candidates.push_back({std::nullopt, SpmvBinning::row_blocks, "row blocks"});
-    candidates.push_back({std::nullopt, SpmvBinning::row_blocks_merge, "row blocks, merge path"});
+    candidates.push_back({"row blocks", std::nullopt, SpmvBinning::row_blocks});
+    candidates.push_back({"row blocks, merge path", std::nullopt, SpmvBinning::row_blocks_merge});
   }
   return candidates;
 }

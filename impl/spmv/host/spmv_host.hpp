@@ -154,8 +154,8 @@ KOKKOS_FORCEINLINE_FUNCTION void store(const YView& y, int64_t r, Scalar alpha, 
   y(r) = beta == Scalar(0) ? alpha * dot : beta * y(r) + alpha * dot;
 }
 
-template <int X, class AMatrix, class Columns, class XView, class YView, class Scalar>
-KOKKOS_FORCEINLINE_FUNCTION void rows_with_lanes(const AMatrix& A, const Columns& col, int64_t r0, int64_t r1,
+template <int X, class CsrArrays, class Columns, class XView, class YView, class Scalar>
+KOKKOS_FORCEINLINE_FUNCTION void rows_with_lanes(const CsrArrays& A, const Columns& col, int64_t r0, int64_t r1,
                                                  Scalar alpha, const XView& x, Scalar beta, const YView& y) {
   const auto* row_map = A.row_map;
   const auto* values = A.values;
@@ -181,8 +181,8 @@ KOKKOS_FORCEINLINE_FUNCTION void rows_with_lanes(const AMatrix& A, const Columns
 /// hardware prefetcher can leave the many streams (values, and up to one x stream per distinct
 /// plane of a stencil) starved (perf_tests/results/spmv-host-2026-11-21.md, "Host kernel
 /// measurements").
-template <class AMatrix, class XView, class YView, class Scalar>
-KOKKOS_FORCEINLINE_FUNCTION void rows_pattern_runs(const AMatrix& A, const PatternColumns& col, int64_t r0,
+template <class CsrArrays, class XView, class YView, class Scalar>
+KOKKOS_FORCEINLINE_FUNCTION void rows_pattern_runs(const CsrArrays& A, const PatternColumns& col, int64_t r0,
                                                    int64_t r1, Scalar alpha, const XView& x, Scalar beta,
                                                    const YView& y) {
   constexpr int run = 8;
@@ -222,8 +222,8 @@ KOKKOS_FORCEINLINE_FUNCTION void rows_pattern_runs(const AMatrix& A, const Patte
 }
 
 /// The fused pass over one thread's part of the virtual rows.
-template <class AMatrix, class Columns, class Kernels, class Bounds, class XView, class YView, class Scalar>
-KOKKOS_FORCEINLINE_FUNCTION void part_rows(const AMatrix& A, const Columns& col, const Kernels& kernels,
+template <class CsrArrays, class Columns, class Kernels, class Bounds, class XView, class YView, class Scalar>
+KOKKOS_FORCEINLINE_FUNCTION void part_rows(const CsrArrays& A, const Columns& col, const Kernels& kernels,
                                            const Bounds& bounds, int64_t v0, int64_t v1, Scalar alpha,
                                            const XView& x, Scalar beta, const YView& y) {
   for (int64_t v = v0; v < v1; ++v) {
@@ -246,8 +246,8 @@ KOKKOS_FORCEINLINE_FUNCTION void part_rows(const AMatrix& A, const Columns& col,
 }
 
 #if defined(SPROCKET_HOST_AVX2_CLONE)
-template <class AMatrix, class Columns, class Kernels, class Bounds, class XView, class YView, class Scalar>
-__attribute__((target("avx2,fma"), noinline)) void part_rows_avx2(const AMatrix& A, const Columns& col,
+template <class CsrArrays, class Columns, class Kernels, class Bounds, class XView, class YView, class Scalar>
+__attribute__((target("avx2,fma"), noinline)) void part_rows_avx2(const CsrArrays& A, const Columns& col,
                                                                   const Kernels& kernels, const Bounds& bounds,
                                                                   int64_t v0, int64_t v1, Scalar alpha,
                                                                   const XView& x, Scalar beta, const YView& y) {
@@ -258,8 +258,8 @@ __attribute__((target("avx2,fma"), noinline)) void part_rows_avx2(const AMatrix&
 /// One part, with the AVX2 + FMA copy when `avx2` (impl/utils/host_isa.hpp). Marked like the
 /// kernels it calls because nvcc compiles the calling KOKKOS_LAMBDA for the device too (never
 /// run there); the clone only exists outside nvcc.
-template <class AMatrix, class Columns, class Kernels, class Bounds, class XView, class YView, class Scalar>
-KOKKOS_INLINE_FUNCTION void part(bool avx2, const AMatrix& A, const Columns& col, const Kernels& kernels, const Bounds& bounds,
+template <class CsrArrays, class Columns, class Kernels, class Bounds, class XView, class YView, class Scalar>
+KOKKOS_INLINE_FUNCTION void part(bool avx2, const CsrArrays& A, const Columns& col, const Kernels& kernels, const Bounds& bounds,
                  int64_t v0, int64_t v1, Scalar alpha, const XView& x, Scalar beta, const YView& y) {
 #if defined(SPROCKET_HOST_AVX2_CLONE)
   if (avx2) return part_rows_avx2(A, col, kernels, bounds, v0, v1, alpha, x, beta, y);
