@@ -118,10 +118,13 @@ struct HostVector {
   KOKKOS_FORCEINLINE_FUNCTION int64_t extent(int) const { return n; }
 };
 
-/// The HostVector of a rank-1 View: contiguous unless the View is LayoutStride.
-template <class View>
+/// The HostVector of a rank-1 View: contiguous unless the View is LayoutStride. ReadOnly makes the
+/// element const, so that x gives the kernels one type whether the caller's View is const or not
+/// (a second copy of every part kernel otherwise).
+template <bool ReadOnly = false, class View>
 auto host_vector(const View& v) {
-  using T = std::remove_reference_t<typename View::reference_type>;
+  using Element = std::remove_reference_t<typename View::reference_type>;
+  using T = std::conditional_t<ReadOnly, const Element, Element>;
   constexpr int stride = std::is_same_v<typename View::array_layout, Kokkos::LayoutStride> ? 0 : 1;
   return HostVector<T, stride>{v.data(), static_cast<int64_t>(v.stride(0)), static_cast<int64_t>(v.extent(0))};
 }
@@ -286,7 +289,7 @@ void spmv_apply(const ExecSpace& space, const SpmvAnalysis<CrsType>& analysis, S
       A.graph.row_map.data(), A.values.data()};
   const auto* kernels = s.vrow_kernel.data();
   const auto* bounds = s.vrow_bounds.data();
-  const auto xv = host_vector(x);
+  const auto xv = host_vector</*ReadOnly=*/true>(x);
   const auto yv = host_vector(y);
   const int64_t num_parts = s.num_parts;
   const bool avx2 = host_has_avx2_fma();
