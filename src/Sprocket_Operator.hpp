@@ -196,13 +196,24 @@ class LinearOperator {
   template <class XView, class YView>
   static void apply_one(const Derived& self, const ExecSpace& space, Mode m, Scalar alpha, const XView& x,
                         Scalar beta, const YView& y) {
-    if constexpr (Derived::compiled_vectors) {
-      if constexpr (compiled_vectors_fit_v<Scalar, typename Derived::device_type, XView, YView>) {
-        return with_compiled_vectors<Scalar, typename Derived::device_type>(
-            x, y, [&](const auto& xc, const auto& yc) { self.apply_compiled(space, m, alpha, xc, beta, yc); });
-      }
+    // apply_vector in the else branch: a statement after an `if constexpr` block that returns is
+    // still instantiated, and compiled every kernel of the operator again in the caller's
+    // translation unit for View types that never reach it.
+    if constexpr (fits_compiled_vectors<XView, YView>()) {
+      with_compiled_vectors<Scalar, typename Derived::device_type>(
+          x, y, [&](const auto& xc, const auto& yc) { self.apply_compiled(space, m, alpha, xc, beta, yc); });
+    } else {
+      self.apply_vector(space, m, alpha, x, beta, y);
     }
-    self.apply_vector(space, m, alpha, x, beta, y);
+  }
+
+  /// Whether x and y go to Derived::apply_compiled (never for an operator without compiled_vectors).
+  template <class XView, class YView>
+  static constexpr bool fits_compiled_vectors() {
+    if constexpr (Derived::compiled_vectors)
+      return compiled_vectors_fit_v<Scalar, typename Derived::device_type, XView, YView>;
+    else
+      return false;
   }
 };
 

@@ -7,6 +7,10 @@
 // - A listed type takes x and y of any layout through two compiled View pairs (contiguous,
 //   strided): every pairing of a contiguous and a strided x and y, in both modes, matches the
 //   reference, so a route that read a strided vector as a contiguous one fails here.
+// - LinearOperator routes Views that fit the compiled pairs to apply_compiled without
+//   instantiating the operator's generic apply_vector for them (which compiled every kernel again
+//   in the caller's translation unit, for nothing): a probe operator's apply_vector fails to
+//   compile for such Views, and counts which route each call took.
 // The listed types themselves are tested by every kernel's own tests. Seeds are printed by the
 // test main; outputs are poisoned (NaN) before beta == 0 applies.
 #include <gtest/gtest.h>
@@ -107,6 +111,55 @@ TEST(Eti, ListedBsrSpmvPlanTakesEveryVectorLayoutPairing) {
       for (const bool sy : {false, true})
         EXPECT_TRUE(spmv_route(plan, A, mode, -0.5, sx, sy, 30 + 2 * sx + sy))
             << "mode " << mode << " strided x " << sx << " strided y " << sy;
+}
+
+/// A compiled-once operator (compiled_vectors) on the host that runs no kernel: it counts the
+/// route of each apply. Its apply_vector does not compile for Views that fit CompiledVectors, so
+/// this file stops building if LinearOperator instantiates the generic route for them again.
+struct RoutingProbe : Impl::LinearOperator<RoutingProbe, Kokkos::DefaultHostExecutionSpace, double> {
+  static constexpr const char* operator_name = "RoutingProbe::apply";
+  static constexpr bool compiled_vectors = true;
+  using execution_space = Kokkos::DefaultHostExecutionSpace;
+  using device_type = Kokkos::Device<execution_space, execution_space::memory_space>;
+  using vectors = Impl::CompiledVectors<double, device_type>;
+
+  int64_t num_rows() const { return 4; }
+  int64_t num_cols() const { return 4; }
+
+  void apply_compiled(const execution_space&, Mode, double, const vectors::const_contiguous&, double,
+                      const vectors::contiguous&) const {
+    ++contiguous;
+  }
+  void apply_compiled(const execution_space&, Mode, double, const vectors::const_strided&, double,
+                      const vectors::strided&) const {
+    ++strided;
+  }
+  template <class XView, class YView>
+  void apply_vector(const execution_space&, Mode, double, const XView&, double, const YView&) const {
+    static_assert(!Impl::compiled_vectors_fit_v<double, device_type, XView, YView>,
+                  "LinearOperator instantiated the generic route for Views the compiled one takes");
+    ++generic;
+  }
+
+  mutable int contiguous = 0, strided = 0, generic = 0;
+};
+
+TEST(Eti, FittingVectorsNeverInstantiateTheGenericRoute) {
+  using HostSpace = Kokkos::DefaultHostExecutionSpace;
+  Kokkos::View<double*, HostSpace> x("x", 4), y("y", 4);
+  Kokkos::View<double**, Kokkos::LayoutRight, HostSpace> X("X", 4, 3), Y("Y", 4, 3);
+  Kokkos::View<const double*, HostSpace> cx = x;
+  Kokkos::View<float*, HostSpace> xf("xf", 4);  // another value type: the generic route
+  RoutingProbe probe;
+  probe.apply("N", 1.0, x, 0.0, y);
+  probe.apply("T", 1.0, cx, 0.0, y);
+  EXPECT_EQ(probe.contiguous, 2);
+  probe.apply("N", 1.0, Kokkos::subview(X, Kokkos::ALL(), 1), 0.0, y);
+  probe.apply("N", 1.0, X, 0.0, Y);  // rank 2: column by column, each of stride 3
+  EXPECT_EQ(probe.strided, 4);
+  probe.apply("N", 1.0, xf, 0.0, y);
+  EXPECT_EQ(probe.generic, 1);
+  EXPECT_EQ(probe.contiguous, 2);
 }
 
 TEST(Eti, UnlistedMatrixTypeRunsFromTheHeaders) {
