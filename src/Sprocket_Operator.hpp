@@ -197,7 +197,7 @@ class LinearOperator {
   static void apply_one(const Derived& self, const ExecSpace& space, Mode m, Scalar alpha, const XView& x,
                         Scalar beta, const YView& y) {
     // apply_vector in the else branch: a statement after an `if constexpr` block that returns is
-    // still instantiated, and compiled every kernel of the operator again in the caller's
+    // still instantiated, and would compile every kernel of the operator again in the caller's
     // translation unit for View types that never reach it.
     if constexpr (fits_compiled_vectors<XView, YView>()) {
       with_compiled_vectors<Scalar, typename Derived::device_type>(
