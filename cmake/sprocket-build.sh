@@ -109,7 +109,7 @@ if [[ "$CONFIG" == sanitize ]]; then
   flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
   cmake_args+=("-DCMAKE_CXX_FLAGS=$flags" "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined"
                "-DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=address,undefined" "-DCMAKE_CXX_FLAGS_RELEASE=-O1"
-               -DSPROCKET_ENABLE_FUZZ=OFF -DSPROCKET_CUDA_EMULATION_ASAN=OFF)
+               -DSPROCKET_TEST_OPTIMIZATION=-O1 -DSPROCKET_ENABLE_FUZZ=OFF -DSPROCKET_CUDA_EMULATION_ASAN=OFF)
   export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
   export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$ROOT/cmake/lsan-suppressions.txt}"
   export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
