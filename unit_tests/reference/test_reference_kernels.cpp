@@ -2,9 +2,11 @@
 // tiny and use dyadic values (multiples of powers of two), so every product and sum is exact in
 // double and results are compared for exact equality. The consistency cases build random
 // matrices from a local LCG with values that are multiples of 1/8, which keeps them exact too:
-// any summation order gives bit-identical results.
+// any summation order gives bit-identical results. The last cases check the error bound every
+// kernel test compares against (sprocket_test_utils.hpp) with the same exact inputs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -14,6 +16,7 @@
 #include "Sprocket_Error.hpp"
 #include "Sprocket_HostMatrix.hpp"
 #include "Sprocket_Reference.hpp"
+#include "sprocket_test_utils.hpp"
 
 namespace {
 
@@ -676,6 +679,71 @@ TEST(ReferenceEmpty, ZeroRowsOrColumns) {
   std::vector<double> y4(4, kNaN);
   ref::bsr_spmv("T", 1.0, bsr_no_rows, {}, 0.0, y4);
   expect_values_eq({0, 0, 0, 0}, y4);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The kernel tests' error bound (test::spmv_matches, test::spmm_matches)
+
+TEST(TestErrorBound, ScaleIsTheReferenceOnAbsoluteValues) {
+  const HostCsr A = random_csr(20, 15, 0.3, 4242);
+  ASSERT_FALSE(A.is_sorted_and_unique());
+  Lcg lcg(31);
+  for (const std::string mode : {"N", "T"}) {
+    const int64_t op_rows = mode == "N" ? 20 : 15, op_cols = mode == "N" ? 15 : 20;
+    const std::vector<double> x = random_vector(op_cols, lcg), y0 = random_vector(op_rows, lcg);
+    for (double alpha : {1.5, -0.5, 0.0})
+      for (double beta : {0.0, 0.75, -2.0}) {
+        // Poisoned where neither may read: x when alpha is 0, y0 when beta is 0.
+        const std::vector<double> xs = alpha == 0 ? std::vector<double>(op_cols, kNaN) : x;
+        const std::vector<double> ys = beta == 0 ? std::vector<double>(op_rows, kNaN) : y0;
+        std::vector<double> abs_x(op_cols), expected(op_rows);
+        for (int64_t j = 0; j < op_cols; ++j) abs_x[j] = std::fabs(xs[j]);
+        for (int64_t i = 0; i < op_rows; ++i) expected[i] = std::fabs(ys[i]);
+        ref::spmv(mode, std::fabs(alpha), Sprocket::test::absolute(A), abs_x, std::fabs(beta), expected);
+        std::vector<double> scale(op_rows, kNaN);
+        Sprocket::test::spmv_error_scale(mode == "T", alpha, A, xs.data(), beta, ys.data(), op_rows,
+                                         scale.data());
+        SCOPED_TRACE("mode " + mode + ", alpha " + std::to_string(alpha) + ", beta " + std::to_string(beta));
+        expect_values_eq(expected, scale);
+      }
+  }
+}
+
+TEST(TestErrorBound, MatchesRejectWhatLiesOutsideTheBound) {
+  const HostCsr A = random_csr(20, 15, 0.3, 99);
+  Lcg lcg(8);
+  const std::vector<double> x = random_vector(15, lcg), y0 = random_vector(20, lcg);
+  std::vector<double> y = y0;
+  ref::spmv("N", 1.5, A, x, 0.75, y);
+  EXPECT_TRUE(Sprocket::test::spmv_matches<float>("N", 1.5, A, x, 0.75, y0, y));
+  // Entry i's bound, computed here the long way: 4 eps(float) (longest row + 2) scale_i, scale =
+  // 1.5 |A| |x| + 0.75 |y0|.
+  std::vector<double> abs_x(15), scale(20);
+  for (int64_t j = 0; j < 15; ++j) abs_x[j] = std::fabs(x[j]);
+  for (int64_t r = 0; r < 20; ++r) scale[r] = std::fabs(y0[r]);
+  ref::spmv("N", 1.5, Sprocket::test::absolute(A), abs_x, 0.75, scale);
+  int64_t longest = 0;
+  for (int64_t r = 0; r < 20; ++r) longest = std::max(longest, A.row_length(r));
+  const double len = static_cast<double>(longest + 2);
+  int64_t i = 0;
+  while (i < 20 && !(scale[i] > 0)) ++i;
+  ASSERT_LT(i, 20);
+  const double bound = 4.0 * std::numeric_limits<float>::epsilon() * len * scale[i];
+  std::vector<double> inside = y, outside = y, nan = y;
+  inside[i] += 0.5 * bound;
+  outside[i] += 2.0 * bound;
+  nan[i] = kNaN;
+  EXPECT_TRUE(Sprocket::test::spmv_matches<float>("N", 1.5, A, x, 0.75, y0, inside));
+  EXPECT_FALSE(Sprocket::test::spmv_matches<float>("N", 1.5, A, x, 0.75, y0, outside));
+  EXPECT_FALSE(Sprocket::test::spmv_matches<float>("N", 1.5, A, x, 0.75, y0, nan));
+  EXPECT_FALSE(Sprocket::test::spmv_matches<float>("N", 1.5, A, x, 0.75, y0, std::vector<double>(19, 0.0)));
+  // The multivector check: column 1 of two, the same entry outside its bound.
+  const HostDense X = dense_from_columns(15, {x, x}), Y0 = dense_from_columns(20, {y0, y0});
+  EXPECT_TRUE(Sprocket::test::spmm_matches<float>("N", 1.5, A, X, 0.75, Y0, dense_from_columns(20, {y, inside})));
+  const auto r =
+      Sprocket::test::spmm_matches<float>("N", 1.5, A, X, 0.75, Y0, dense_from_columns(20, {y, outside}));
+  EXPECT_FALSE(r);
+  EXPECT_NE(std::string(r.message()).find("(column 1)"), std::string::npos) << r.message();
 }
 
 }  // namespace

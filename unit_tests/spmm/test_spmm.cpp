@@ -64,34 +64,6 @@ HostCsr dense_column_panel(int64_t rows, int64_t cols, int64_t dense_rows, int c
   return HostCsr::from_triplets(rows, cols, std::move(t));
 }
 
-/// C against the reference of C = alpha op(A) B + beta C0, entry (i, j) within
-/// c * eps(Scalar) * (longest dot + 2) * (|alpha| (|A||B|)_ij + |beta C0_ij|): the bound of
-/// test::spmm_matches, computed with two reference SpMMs for all columns at once (the per-column
-/// helper redoes |A| and the row lengths for each of up to 500 columns).
-template <class Scalar>
-::testing::AssertionResult spmm_close(const std::string& mode, double alpha, const HostCsr& A, const HostDense& B,
-                                      double beta, const HostDense& C0, const HostDense& C, double factor = 4.0) {
-  if (C.num_rows != C0.num_rows || C.num_cols != C0.num_cols)
-    return ::testing::AssertionFailure() << "shape " << C.num_rows << "x" << C.num_cols << ", expected "
-                                         << C0.num_rows << "x" << C0.num_cols;
-  HostDense expected = C0, scale = C0;
-  reference::spmm(mode, alpha, A, B, beta, expected);
-  HostDense abs_b = B;
-  for (double& v : abs_b.data) v = std::fabs(v);
-  for (double& v : scale.data) v = std::fabs(v);
-  reference::spmm(mode, std::fabs(alpha), test::absolute(A), abs_b, std::fabs(beta), scale);
-  const double eps = std::numeric_limits<Scalar>::epsilon();
-  const double len = static_cast<double>(test::longest_dot(mode, A) + 2);
-  for (int64_t j = 0; j < C.num_cols; ++j)
-    for (int64_t i = 0; i < C.num_rows; ++i) {
-      const double bound = factor * eps * len * scale(i, j) + std::numeric_limits<double>::min();
-      if (!(std::fabs(C(i, j) - expected(i, j)) <= bound))  // also catches NaN
-        return ::testing::AssertionFailure() << "entry (" << i << ", " << j << "): got " << C(i, j) << ", expected "
-                                             << expected(i, j) << " (bound " << bound << ")";
-    }
-  return ::testing::AssertionSuccess();
-}
-
 bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
@@ -194,7 +166,7 @@ struct Kit {
     const BMat bv = test::to_view<BMat>(B, "B");
     const CMat cv = test::to_view<CMat>(C0, "C");
     plan.apply(mode.c_str(), static_cast<Scalar>(alpha), bv, static_cast<Scalar>(beta), cv);
-    return spmm_close<Scalar>(mode, alpha, A, B, beta, C0, test::to_host_dense(cv));
+    return test::spmm_matches<Scalar>(mode, alpha, A, B, beta, C0, test::to_host_dense(cv));
   }
 
   /// Rank 1: y = alpha op(A) x + beta y.
@@ -661,7 +633,7 @@ TEST(SpmmLarge, StreamingStoresOfALargeC) {
     Mat cv(Kokkos::ViewAllocateWithoutInitializing("C"), rows, K);
     test::poison(cv);
     plan.apply("N", 1.5, bv, 0.0, cv);
-    EXPECT_TRUE(spmm_close<double>("N", 1.5, A, B, 0.0, HostDense(rows, K, kNaN), test::to_host_dense(cv)))
+    EXPECT_TRUE(test::spmm_matches<double>("N", 1.5, A, B, 0.0, HostDense(rows, K, kNaN), test::to_host_dense(cv)))
         << to_string(kernel);
   }
 }
