@@ -279,8 +279,8 @@ template <class Scalar>
   reference::spmv(mode, alpha, A, x, beta, expected);  // checks mode and the shapes first
   if (y.size() != expected.size())
     return ::testing::AssertionFailure() << "length " << y.size() << ", expected " << expected.size();
-  std::vector<double> scale(y0.size());
   const auto n = static_cast<int64_t>(y.size());
+  std::vector<double> scale(n);
   spmv_error_scale(mode == "T", alpha, A, x.data(), beta, y0.data(), n, scale.data());
   const double len = static_cast<double>(longest_dot(mode, A) + 2);
   return within_rounding_bound<Scalar>(y.data(), expected.data(), scale.data(), n, len, factor);
@@ -297,9 +297,9 @@ template <class Scalar>
   HostDense expected = Y0;
   reference::spmm(mode, alpha, A, X, beta, expected);  // checks mode and the shapes first
   const double len = static_cast<double>(longest_dot(mode, A) + 2);
-  std::vector<double> scale(Y.num_rows);
+  const int64_t m = Y.num_rows;
+  std::vector<double> scale(m);
   for (int64_t j = 0; j < X.num_cols; ++j) {
-    const int64_t m = Y.num_rows;
     spmv_error_scale(mode == "T", alpha, A, X.data.data() + j * X.num_rows, beta,
                      Y0.data.data() + j * m, m, scale.data());
     auto r = within_rounding_bound<Scalar>(Y.data.data() + j * m, expected.data.data() + j * m,
