@@ -115,54 +115,18 @@ HostDense rounded(HostDense d) {
 /// Rows with random, unsorted columns and duplicate entries (about a third of the entries repeat
 /// an earlier column of their row; every 7th row is empty), built directly so nothing sorts or
 /// merges them. Values are small integers, so sums of duplicates are exact in float and double.
-inline HostCsr unsorted_with_duplicates(int64_t rows, int64_t cols, int64_t max_row_length, uint64_t salt) {
-  std::mt19937_64 rng(seed_for(salt));
-  HostCsr A;
-  A.num_rows = rows;
-  A.num_cols = cols;
-  A.row_map.assign(rows + 1, 0);
-  for (int64_t i = 0; i < rows; ++i) {
-    const int64_t begin = A.nnz();
-    const int64_t len = i % 7 == 3 ? 0 : static_cast<int64_t>(rng() % (max_row_length + 1));
-    for (int64_t k = 0; k < len; ++k) {
-      const bool duplicate = k > 0 && rng() % 3 == 0;
-      A.entries.push_back(duplicate ? A.entries[begin + rng() % k] : static_cast<int>(rng() % cols));
-      A.values.push_back(static_cast<double>(static_cast<int>(rng() % 19) - 9));
-    }
-    A.row_map[i + 1] = A.nnz();
-  }
-  return A;
-}
+HostCsr unsorted_with_duplicates(int64_t rows, int64_t cols, int64_t max_row_length, uint64_t salt);
 
 /// Random matrix made of b x b blocks: a random block pattern, each stored block holding each of
 /// its b*b positions with probability `density` (the (0, 0) position always), small integer
 /// values in [-8, 8] (zeros included), so BSR conversion has to zero-fill.
-inline HostCsr random_blocked(int64_t block_rows, int64_t block_cols, int b, double blocks_per_row,
-                              double density, uint64_t salt) {
-  HostCsr pattern = random_csr(block_rows, block_cols, blocks_per_row, salt);
-  std::mt19937_64 rng(seed_for(salt + 1000));
-  std::vector<Triplet> t;
-  for (int64_t I = 0; I < block_rows; ++I)
-    for (int64_t k = pattern.row_map[I]; k < pattern.row_map[I + 1]; ++k)
-      for (int r = 0; r < b; ++r)
-        for (int c = 0; c < b; ++c)
-          if ((rng() >> 11) * 0x1.0p-53 < density || (r == 0 && c == 0))
-            t.push_back({I * b + r, int64_t{pattern.entries[k]} * b + c,
-                         static_cast<double>(static_cast<int>(rng() % 17) - 8)});
-  return HostCsr::from_triplets(block_rows * b, block_cols * b, std::move(t));
-}
+HostCsr random_blocked(int64_t block_rows, int64_t block_cols, int b, double blocks_per_row, double density,
+                       uint64_t salt);
 
 /// Random dense matrix with entries in [-1, 1].
-inline HostDense random_dense(int64_t rows, int64_t cols, uint64_t salt) {
-  std::mt19937_64 rng(seed_for(salt));
-  HostDense d(rows, cols);
-  for (double& v : d.data) v = 2.0 * (static_cast<double>(rng() >> 11) * 0x1.0p-53) - 1.0;
-  return d;
-}
+HostDense random_dense(int64_t rows, int64_t cols, uint64_t salt);
 
-inline std::vector<double> random_vector(int64_t n, uint64_t salt) {
-  return random_dense(n, 1, salt).data;
-}
+std::vector<double> random_vector(int64_t n, uint64_t salt);
 
 /// Fills a View with quiet NaN.
 template <class View>
@@ -214,58 +178,26 @@ View to_view(const HostDense& d, const std::string& label = "X") {
 }
 
 /// |A| (absolute values), for error bounds.
-inline HostCsr absolute(HostCsr A) {
-  for (double& v : A.values) v = std::fabs(v);
-  return A;
-}
+HostCsr absolute(HostCsr A);
 
 /// Longest row of op(A): the dot-product length in the error bound.
-inline int64_t longest_dot(const std::string& mode, const HostCsr& A) {
-  std::vector<int64_t> len(mode == "N" ? A.num_rows : A.num_cols, 0);
-  for (int64_t i = 0; i < A.num_rows; ++i)
-    for (int64_t k = A.row_map[i]; k < A.row_map[i + 1]; ++k) ++len[mode == "N" ? i : A.entries[k]];
-  int64_t m = 0;
-  for (int64_t l : len) m = std::max(m, l);
-  return m;
-}
+int64_t longest_dot(const std::string& mode, const HostCsr& A);
 
 /// |alpha| |op(A)| |x| + |beta| |y0| entry by entry, the scale of each entry's rounding-error
 /// bound (x is not read when alpha is 0, nor y0 when beta is 0, as in the reference: the tests
 /// poison them then). One sweep over A's arrays, where a copy of A as |A| for each column of each
 /// check made much of the time of the tests on million-entry matrices.
-inline void spmv_error_scale(bool transpose, double alpha, const HostCsr& A, const double* x,
-                             double beta, const double* y0, int64_t n, double* scale) {
-  for (int64_t i = 0; i < n; ++i) scale[i] = beta == 0 ? 0.0 : std::fabs(beta) * std::fabs(y0[i]);
-  if (alpha == 0) return;
-  const double abs_alpha = std::fabs(alpha);
-  for (int64_t i = 0; i < A.num_rows; ++i) {
-    if (transpose) {
-      const double xi = abs_alpha * std::fabs(x[i]);
-      for (int64_t k = A.row_map[i]; k < A.row_map[i + 1]; ++k)
-        scale[A.entries[k]] += std::fabs(A.values[k]) * xi;
-    } else {
-      double sum = 0;
-      for (int64_t k = A.row_map[i]; k < A.row_map[i + 1]; ++k)
-        sum += std::fabs(A.values[k]) * std::fabs(x[A.entries[k]]);
-      scale[i] += abs_alpha * sum;
-    }
-  }
-}
+void spmv_error_scale(bool transpose, double alpha, const HostCsr& A, const double* x, double beta,
+                      const double* y0, int64_t n, double* scale);
 
 /// |y - expected| <= factor * eps(Scalar) * len * scale, entry by entry (NaN fails).
+::testing::AssertionResult within_rounding_bound(double eps, const double* y, const double* expected,
+                                                 const double* scale, int64_t n, double len, double factor);
 template <class Scalar>
 ::testing::AssertionResult within_rounding_bound(const double* y, const double* expected,
                                                  const double* scale, int64_t n, double len,
                                                  double factor) {
-  const double eps = std::numeric_limits<Scalar>::epsilon();
-  for (int64_t i = 0; i < n; ++i) {
-    const double bound = factor * eps * len * scale[i] + std::numeric_limits<double>::min();
-    if (!(std::fabs(y[i] - expected[i]) <= bound))  // also catches NaN
-      return ::testing::AssertionFailure()
-             << "entry " << i << ": got " << y[i] << ", expected " << expected[i] << " (|diff| "
-             << std::fabs(y[i] - expected[i]) << " > bound " << bound << ")";
-  }
-  return ::testing::AssertionSuccess();
+  return within_rounding_bound(std::numeric_limits<Scalar>::epsilon(), y, expected, scale, n, len, factor);
 }
 
 /// Checks y against the reference of y = alpha op(A) x + beta y0 with the scaled bound above.
@@ -310,34 +242,10 @@ template <class Scalar>
 }
 
 /// Exact equality of two HostCsr (dimensions, structure and values).
-inline ::testing::AssertionResult same_csr(const HostCsr& a, const HostCsr& b) {
-  if (a.num_rows != b.num_rows || a.num_cols != b.num_cols)
-    return ::testing::AssertionFailure() << a.num_rows << "x" << a.num_cols << " vs " << b.num_rows
-                                         << "x" << b.num_cols;
-  if (a.row_map != b.row_map) return ::testing::AssertionFailure() << "row_map differs";
-  if (a.entries != b.entries) return ::testing::AssertionFailure() << "entries differ";
-  for (size_t k = 0; k < a.values.size(); ++k)
-    if (a.values[k] != b.values[k])
-      return ::testing::AssertionFailure() << "value " << k << ": " << a.values[k] << " vs " << b.values[k];
-  return ::testing::AssertionSuccess();
-}
+::testing::AssertionResult same_csr(const HostCsr& a, const HostCsr& b);
 
 /// Builds a HostCsr from a dense row-major initializer (zeros are not stored).
-inline HostCsr csr_from_dense(int64_t rows, int64_t cols, const std::vector<double>& dense) {
-  HostCsr A;
-  A.num_rows = rows;
-  A.num_cols = cols;
-  A.row_map.assign(rows + 1, 0);
-  for (int64_t i = 0; i < rows; ++i) {
-    for (int64_t j = 0; j < cols; ++j)
-      if (dense[i * cols + j] != 0.0) {
-        A.entries.push_back(static_cast<int>(j));
-        A.values.push_back(dense[i * cols + j]);
-      }
-    A.row_map[i + 1] = A.nnz();
-  }
-  return A;
-}
+HostCsr csr_from_dense(int64_t rows, int64_t cols, const std::vector<double>& dense);
 
 }  // namespace test
 }  // namespace Sprocket

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "Sprocket_CsrUtils.hpp"
 #include "Sprocket_Error.hpp"
 #include "Sprocket_HostMatrix.hpp"
 #include "Sprocket_Reference.hpp"
@@ -707,6 +708,17 @@ TEST(TestErrorBound, ScaleIsTheReferenceOnAbsoluteValues) {
         expect_values_eq(expected, scale);
       }
   }
+}
+
+TEST(TestErrorBound, LengthIsTheLongestRowOfOpA) {
+  // 3 x 5: rows of 4, 1 and 2 entries; column 2 holds 3 entries, the others at most 1.
+  const HostCsr A = Sprocket::test::csr_from_dense(3, 5, {1, 0, 2, 3, 4,  //
+                                                           0, 0, 5, 0, 0,  //
+                                                           0, 6, 7, 0, 0});
+  EXPECT_EQ(Sprocket::test::longest_dot("N", A), 4);
+  EXPECT_EQ(Sprocket::test::longest_dot("T", A), 3);
+  EXPECT_EQ(Sprocket::test::longest_dot("N", Sprocket::transpose(A)), 3);
+  EXPECT_EQ(Sprocket::test::longest_dot("T", Sprocket::test::no_entries(2, 7)), 0);
 }
 
 TEST(TestErrorBound, MatchesRejectWhatLiesOutsideTheBound) {

@@ -96,6 +96,33 @@ HostCsr dense_row_among_short(int64_t rows, int64_t cols, int64_t dense_row, uin
   return A;
 }
 
+/// n x n with row i holding its diagonal and `per_row` distinct random columns within
+/// |col - i| <= half_width (clipped), in descending order (unsorted rows). Drawn in O(entries):
+/// gen::banded visits every position of the band, 2e9 draws for CompressedColumnIndices' band,
+/// which took most of test_spmv's time.
+HostCsr wide_band(int64_t n, int64_t half_width, int64_t per_row, uint64_t salt) {
+  std::mt19937_64 rng(test::seed_for(salt));
+  HostCsr A;
+  A.num_rows = A.num_cols = n;
+  A.row_map.assign(n + 1, 0);
+  std::vector<int> row;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t first = std::max<int64_t>(0, i - half_width), last = std::min(n - 1, i + half_width);
+    row.assign(1, static_cast<int>(i));
+    while (static_cast<int64_t>(row.size()) < std::min(per_row + 1, last - first + 1)) {
+      const int c = static_cast<int>(first + static_cast<int64_t>(rng() % (last - first + 1)));
+      if (std::find(row.begin(), row.end(), c) == row.end()) row.push_back(c);
+    }
+    std::sort(row.rbegin(), row.rend());
+    for (int c : row) {
+      A.entries.push_back(c);
+      A.values.push_back(2.0 * ((rng() >> 11) * 0x1.0p-53) - 1.0);
+    }
+    A.row_map[i + 1] = A.nnz();
+  }
+  return A;
+}
+
 HostCsr empty_matrix(int64_t rows, int64_t cols) {
   HostCsr A;
   A.num_rows = rows;
@@ -638,14 +665,8 @@ TYPED_TEST(Spmv, CompressedColumnIndices) {
   using Scalar = typename K::Scalar;
   using Compression = SpmvOptions::IndexCompression;
   const bool host_target = K::expected_target(Backend::automatic) == SpmvTarget::host;
-  // Rows of about 20 entries within |col - row| <= 30000 of the diagonal; the rows are reversed
-  // so they are unsorted.
-  HostCsr A = gen::banded(33000, 30000, 40.0 / 60001.0, test::seed_for(31));  // clipped band: ~22 per row
-  for (int64_t r = 0; r < A.num_rows; ++r) {
-    std::reverse(A.entries.begin() + A.row_map[r], A.entries.begin() + A.row_map[r + 1]);
-    std::reverse(A.values.begin() + A.row_map[r], A.values.begin() + A.row_map[r + 1]);
-  }
-  A = rounded<Scalar>(A);
+  // Rows of 22 entries within |col - row| <= 30000 of the diagonal, unsorted.
+  const HostCsr A = rounded<Scalar>(wide_band(33000, 30000, 21, 31));
   const TypeParam a = to_crs<TypeParam>(A);
   for (Compression c : {Compression::automatic, Compression::offsets16, Compression::off}) {
     for (SpmvKernel k : {SpmvKernel::automatic, SpmvKernel::thread_per_row,
