@@ -18,11 +18,16 @@
 // All three run an AVX2 + FMA copy of the block-row loop when the CPU has them (impl/utils/host_isa.hpp),
 // for when memory is not the limit: the b-term dots become vector FMAs (measurements:
 // perf_tests/results/bsr-host-2026-11-21.md).
+//
+// Below the parallel region the kernels take pointers and HostVectors, not the matrix's and the
+// vectors' Kokkos types, which name the execution space: the OpenMP and Serial plans the library
+// compiles together share one copy of each part kernel (impl/utils/host_vector.hpp).
 #include <Kokkos_Core.hpp>
 #include <type_traits>
 
 #include "impl/bsr_spmv/bsr_spmv_analysis.hpp"
 #include "impl/utils/host_isa.hpp"
+#include "impl/utils/host_vector.hpp"
 
 namespace Sprocket {
 namespace Impl {
@@ -31,16 +36,14 @@ namespace host {
 /// Block rows [I0, I1): values of block k row r at values[k * block_stride + r * row_stride],
 /// row_stride = b, or b rounded up to 8 when Padded. Both are compile-time constants for B > 0,
 /// so the unrolled block reads use constant offsets.
-template <int B, bool Padded, class BsrType, class Value, class XView, class YView, class Scalar>
-KOKKOS_FORCEINLINE_FUNCTION void bsr_block_rows(const BsrType& A, int runtime_b, const Value* __restrict values,
-                                                int64_t I0, int64_t I1, Scalar alpha, const XView& x, Scalar beta,
-                                                const YView& y) {
+template <int B, bool Padded, class Offset, class Ordinal, class Value, class XView, class YView, class Scalar>
+KOKKOS_FORCEINLINE_FUNCTION void bsr_block_rows(int runtime_b, const Offset* row_map, const Ordinal* entries,
+                                                const Value* __restrict values, int64_t I0, int64_t I1, Scalar alpha,
+                                                const XView& x, Scalar beta, const YView& y) {
   constexpr int capacity = B > 0 ? B : 32;
   const int b = B > 0 ? B : runtime_b;
   const int64_t row_stride = Padded ? (b + 7) / 8 * 8 : b;
   const int64_t block_stride = b * row_stride;
-  const auto* row_map = A.row_map.data();
-  const auto* entries = A.entries.data();
   for (int64_t I = I0; I < I1; ++I) {
     Scalar acc[capacity];
     for (int r = 0; r < b; ++r) acc[r] = Scalar(0);
@@ -114,9 +117,11 @@ KOKKOS_FORCEINLINE_FUNCTION void bsr_symmetric_block_rows(int runtime_b, const O
 
 /// One part of the general kernels (block_row, padded): rows<B>() runs its block rows
 /// with block size B (0: runtime).
-template <bool Padded, class BsrType, class Value, class XView, class YView, class Scalar>
+template <bool Padded, class Offset, class Ordinal, class Value, class XView, class YView, class Scalar>
 struct GeneralRows {
-  const BsrType& A;
+  int b;
+  const Offset* row_map;
+  const Ordinal* entries;
   const Value* values;
   int64_t I0, I1;
   Scalar alpha;
@@ -126,7 +131,7 @@ struct GeneralRows {
 
   template <int B>
   KOKKOS_FORCEINLINE_FUNCTION void rows() const {
-    bsr_block_rows<B, Padded>(A, A.block_size(), values, I0, I1, alpha, x, beta, y);
+    bsr_block_rows<B, Padded>(b, row_map, entries, values, I0, I1, alpha, x, beta, y);
   }
 };
 
@@ -197,21 +202,29 @@ KOKKOS_INLINE_FUNCTION void run_part(bool avx2, int b, const Body& body) {
 template <class ExecSpace, class BsrType, class Parts, class Padded, class XView, class YView, class Scalar>
 void bsr_spmv_general(const ExecSpace& space, const BsrType& A, const Parts& parts, const Padded& padded, bool use_padded,
               Scalar alpha, const XView& x, Scalar beta, const YView& y) {
+  const auto* row_map = A.row_map.data();
+  const auto* entries = A.entries.data();
   const auto* values = A.values.data();
   const auto* padded_values = padded.data();
   const bool avx2 = host_has_avx2_fma();
   const int b = A.block_size();
-  using Value = std::remove_pointer_t<decltype(values)>;
-  using PaddedValue = std::remove_pointer_t<decltype(padded_values)>;
+  using Offset = std::remove_const_t<std::remove_pointer_t<decltype(row_map)>>;
+  using Ordinal = std::remove_const_t<std::remove_pointer_t<decltype(entries)>>;
+  using Value = std::remove_const_t<std::remove_pointer_t<decltype(values)>>;
+  using PaddedValue = std::remove_const_t<std::remove_pointer_t<decltype(padded_values)>>;
+  const auto xv = host_vector</*ReadOnly=*/true>(x);
+  const auto yv = host_vector(y);
+  using XVector = std::remove_const_t<decltype(xv)>;
+  using YVector = std::remove_const_t<decltype(yv)>;
   Kokkos::parallel_for(
       "Sprocket::bsr_spmv::host", Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Static>>(space, 0, parts.extent(0) - 1),
       KOKKOS_LAMBDA(const int64_t p) {
         if (use_padded)
-          run_part(avx2, b, GeneralRows<true, BsrType, PaddedValue, XView, YView, Scalar>{
-                                A, padded_values, parts(p), parts(p + 1), alpha, x, beta, y});
+          run_part(avx2, b, GeneralRows<true, Offset, Ordinal, PaddedValue, XVector, YVector, Scalar>{
+                                b, row_map, entries, padded_values, parts(p), parts(p + 1), alpha, xv, beta, yv});
         else
-          run_part(avx2, b, GeneralRows<false, BsrType, Value, XView, YView, Scalar>{
-                                A, values, parts(p), parts(p + 1), alpha, x, beta, y});
+          run_part(avx2, b, GeneralRows<false, Offset, Ordinal, Value, XVector, YVector, Scalar>{
+                                b, row_map, entries, values, parts(p), parts(p + 1), alpha, xv, beta, yv});
       });
 }
 
@@ -231,6 +244,10 @@ void bsr_spmv_symmetric(const ExecSpace& space, int b, const Work& work, Scalar 
   using Offset = std::remove_const_t<std::remove_pointer_t<decltype(row_map)>>;
   using Ordinal = std::remove_const_t<std::remove_pointer_t<decltype(entries)>>;
   using Value = std::remove_const_t<std::remove_pointer_t<decltype(values)>>;
+  const auto xv = host_vector</*ReadOnly=*/true>(x);
+  const auto yv = host_vector(y);
+  using XVector = std::remove_const_t<decltype(xv)>;
+  using YVector = std::remove_const_t<decltype(yv)>;
   const Kokkos::View<Scalar*, typename ExecSpace::memory_space> spill_view(
       Kokkos::ViewAllocateWithoutInitializing("Sprocket::bsr_spmv::spill"), work.spill_size);
   Scalar* spill = spill_view.data();
@@ -239,8 +256,8 @@ void bsr_spmv_symmetric(const ExecSpace& space, int b, const Work& work, Scalar 
   using Policy = Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Static>>;
   Kokkos::parallel_for(
       "Sprocket::bsr_spmv::host_symmetric", Policy(space, 0, num_parts), KOKKOS_LAMBDA(const int64_t p) {
-        run_part(avx2, b, SymmetricRows<Offset, Ordinal, Value, XView, YView, Scalar>{
-                              b, row_map, entries, values, parts(p), parts(p + 1), alpha, x, beta, y,
+        run_part(avx2, b, SymmetricRows<Offset, Ordinal, Value, XVector, YVector, Scalar>{
+                              b, row_map, entries, values, parts(p), parts(p + 1), alpha, xv, beta, yv,
                               spill + spill_offset(p), spill_offset(p + 1) - spill_offset(p)});
       });
   if (num_parts < 2) return;  // one part owns every row: nothing spilled

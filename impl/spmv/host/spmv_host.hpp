@@ -28,6 +28,7 @@
 
 #include "impl/spmv/spmv_analysis.hpp"
 #include "impl/utils/host_isa.hpp"
+#include "impl/utils/host_vector.hpp"
 
 namespace Sprocket {
 namespace Impl {
@@ -106,28 +107,6 @@ struct HostCsrArrays {
   const Offset* row_map;
   const Value* values;
 };
-
-/// x or y as a pointer and a stride: Stride 1 (contiguous, known at compile time) or 0 (the
-/// run-time `stride`, for LayoutStride Views: the plan's strided View pair). `n` is the extent.
-template <class T, int Stride>
-struct HostVector {
-  T* data;
-  int64_t stride;
-  int64_t n;
-  KOKKOS_FORCEINLINE_FUNCTION T& operator()(int64_t i) const { return data[Stride == 1 ? i : i * stride]; }
-  KOKKOS_FORCEINLINE_FUNCTION int64_t extent(int) const { return n; }
-};
-
-/// The HostVector of a rank-1 View: contiguous unless the View is LayoutStride. ReadOnly makes the
-/// element const, so that x gives the kernels one type whether the caller's View is const or not
-/// (a second copy of every part kernel otherwise).
-template <bool ReadOnly = false, class View>
-auto host_vector(const View& v) {
-  using Element = std::remove_reference_t<typename View::reference_type>;
-  using T = std::conditional_t<ReadOnly, const Element, Element>;
-  constexpr int stride = std::is_same_v<typename View::array_layout, Kokkos::LayoutStride> ? 0 : 1;
-  return HostVector<T, stride>{v.data(), static_cast<int64_t>(v.stride(0)), static_cast<int64_t>(v.extent(0))};
-}
 
 /// (row of A with entries values[0, len) and columns c) . x with X interleaved accumulators.
 template <int X, class Scalar, class Value, class RowColumns, class XView>
