@@ -15,6 +15,7 @@ namespace host {
 /// run-time `stride`, for LayoutStride Views: the plan's strided View pair). `n` is the extent.
 template <class T, int Stride>
 struct HostVector {
+  static constexpr bool contiguous = Stride == 1;
   T* data;
   int64_t stride;
   int64_t n;
@@ -31,6 +32,12 @@ auto host_vector(const View& v) {
   using T = std::conditional_t<ReadOnly, const Element, Element>;
   constexpr int stride = std::is_same_v<typename View::array_layout, Kokkos::LayoutStride> ? 0 : 1;
   return HostVector<T, stride>{v.data(), static_cast<int64_t>(v.stride(0)), static_cast<int64_t>(v.extent(0))};
+}
+
+/// The same vector read as contiguous (for a strided one whose stride is 1).
+template <class T, int Stride>
+HostVector<T, 1> as_contiguous(const HostVector<T, Stride>& v) {
+  return {v.data, 1, v.n};
 }
 
 }  // namespace host

@@ -750,6 +750,9 @@ TYPED_TEST(Spmv, RowPatternColumnIndices) {
               << mode << "\n" << plan.describe();
           EXPECT_TRUE(K::template check_multi<typename K::MatR>(plan, A, mode, 2, alpha, beta, salt += 2))
               << mode << "\n" << plan.describe();
+          // One LayoutRight column: LayoutStride Views of stride 1, run as contiguous ones.
+          EXPECT_TRUE(K::template check_multi<typename K::MatR>(plan, A, mode, 1, alpha, beta, salt += 2))
+              << mode << "\n" << plan.describe();
         }
     }
   }

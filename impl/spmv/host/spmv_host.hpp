@@ -250,11 +250,13 @@ KOKKOS_INLINE_FUNCTION void part(bool avx2, const CsrArrays& A, const Columns& c
   part_rows(A, col, kernels, bounds, v0, v1, alpha, x, beta, y);
 }
 
-/// y = alpha * A * x + beta * y on a host space: the fused pass over the threads' parts, then the
-/// split rows.
-template <class ExecSpace, class CrsType, class XView, class YView, class Scalar>
-void spmv_apply(const ExecSpace& space, const SpmvAnalysis<CrsType>& analysis, Scalar alpha, const XView& x,
-                Scalar beta, const YView& y) {
+/// The fused pass over the threads' parts, then the split rows, on x and y as HostVectors (xv,
+/// yv) and y as its View (the split rows' atomic adds). Contiguous x and y run the schedule's
+/// columns (16-bit offsets, row patterns or prefetching ones); strided ones its row patterns or
+/// A's own column indices (see spmv_apply).
+template <class ExecSpace, class CrsType, class XVector, class YVector, class YView, class Scalar>
+void spmv_parts(const ExecSpace& space, const SpmvAnalysis<CrsType>& analysis, Scalar alpha, const XVector& xv,
+                Scalar beta, const YVector& yv, const YView& y) {
   const CrsType& A = analysis.A;
   const auto& s = analysis.schedule;
   using Entry = typename CrsType::non_const_ordinal_type;
@@ -268,8 +270,6 @@ void spmv_apply(const ExecSpace& space, const SpmvAnalysis<CrsType>& analysis, S
       A.graph.row_map.data(), A.values.data()};
   const auto* kernels = s.vrow_kernel.data();
   const auto* bounds = s.vrow_bounds.data();
-  const auto xv = host_vector</*ReadOnly=*/true>(x);
-  const auto yv = host_vector(y);
   const int64_t num_parts = s.num_parts;
   const bool avx2 = host_has_avx2_fma();
   const int64_t prefetch_distance = s.x_prefetch_distance;
@@ -277,7 +277,12 @@ void spmv_apply(const ExecSpace& space, const SpmvAnalysis<CrsType>& analysis, S
   Kokkos::parallel_for(
       "Sprocket::spmv::host", Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Static>>(space, 0, num_parts),
       KOKKOS_LAMBDA(const int64_t p) {
-        if (use_patterns)
+        if constexpr (!XVector::contiguous || !YVector::contiguous) {
+          if (use_patterns)
+            part(avx2, rows, patterns, kernels, bounds, parts(p), parts(p + 1), alpha, xv, beta, yv);
+          else
+            part(avx2, rows, PlainColumns<Entry>{entries}, kernels, bounds, parts(p), parts(p + 1), alpha, xv, beta, yv);
+        } else if (use_patterns)
           part(avx2, rows, patterns, kernels, bounds, parts(p), parts(p + 1), alpha, xv, beta, yv);
         else if (use_offsets)
           part(avx2, rows, OffsetColumns{offsets}, kernels, bounds, parts(p), parts(p + 1), alpha, xv, beta, yv);
@@ -314,6 +319,27 @@ void spmv_apply(const ExecSpace& space, const SpmvAnalysis<CrsType>& analysis, S
           Kokkos::atomic_add(&y(r), alpha * partial);
         });
   }
+}
+
+/// y = alpha * A * x + beta * y on a host space. x and y of LayoutStride Views (the plan's strided
+/// pair: e.g. the columns of a LayoutRight multivector) with a stride other than 1 run the row
+/// patterns when the schedule has them, else A's own column indices: no 16-bit offsets and no x
+/// prefetch, whose kernels for run-time strides took a third of the part kernels the library
+/// compiles (each with its AVX2 copy) and did not speed up strided x, a gather anyway
+/// (perf_tests/results/build-times-test-optimization-2026-11-29.md). Strided Views of stride 1 run
+/// as contiguous ones.
+template <class ExecSpace, class CrsType, class XView, class YView, class Scalar>
+void spmv_apply(const ExecSpace& space, const SpmvAnalysis<CrsType>& analysis, Scalar alpha, const XView& x,
+                Scalar beta, const YView& y) {
+  const auto xv = host_vector</*ReadOnly=*/true>(x);
+  const auto yv = host_vector(y);
+  using XVector = std::remove_const_t<decltype(xv)>;
+  using YVector = std::remove_const_t<decltype(yv)>;
+  if constexpr (!XVector::contiguous || !YVector::contiguous) {
+    if (xv.stride == 1 && yv.stride == 1)
+      return spmv_parts(space, analysis, alpha, as_contiguous(xv), beta, as_contiguous(yv), y);
+  }
+  spmv_parts(space, analysis, alpha, xv, beta, yv, y);
 }
 
 }  // namespace host
