@@ -250,6 +250,37 @@ KOKKOS_INLINE_FUNCTION void part(bool avx2, const CsrArrays& A, const Columns& c
   part_rows(A, col, kernels, bounds, v0, v1, alpha, x, beta, y);
 }
 
+/// Where a part's column indices may come from: the schedule's row patterns or 16-bit offsets,
+/// A's own indices with x prefetch, or A's own indices.
+template <class Entry>
+struct PartColumns {
+  PatternColumns patterns;
+  bool use_patterns;
+  const int16_t* offsets;
+  bool use_offsets;
+  const Entry* entries;
+  int64_t nnz, prefetch_distance;
+};
+
+/// One part with the schedule's column reader; strided x or y: row patterns or A's own indices
+/// (see spmv_apply). A function, not the caller's lambda: nvcc refuses an extended lambda that
+/// first captures a variable inside `if constexpr`.
+template <class CsrArrays, class Entry, class Kernels, class Bounds, class XVector, class YVector, class Scalar>
+KOKKOS_INLINE_FUNCTION void part_with_columns(bool avx2, const CsrArrays& rows, const PartColumns<Entry>& c,
+                                              const Kernels& kernels, const Bounds& bounds, int64_t v0, int64_t v1,
+                                              Scalar alpha, const XVector& xv, Scalar beta, const YVector& yv) {
+  if constexpr (!XVector::contiguous || !YVector::contiguous) {
+    if (c.use_patterns) return part(avx2, rows, c.patterns, kernels, bounds, v0, v1, alpha, xv, beta, yv);
+  } else {
+    if (c.use_patterns) return part(avx2, rows, c.patterns, kernels, bounds, v0, v1, alpha, xv, beta, yv);
+    if (c.use_offsets) return part(avx2, rows, OffsetColumns{c.offsets}, kernels, bounds, v0, v1, alpha, xv, beta, yv);
+    if (c.prefetch_distance > 0)
+      return part(avx2, rows, PrefetchingColumns<Entry>{c.entries, c.nnz, c.prefetch_distance}, kernels, bounds, v0,
+                  v1, alpha, xv, beta, yv);
+  }
+  part(avx2, rows, PlainColumns<Entry>{c.entries}, kernels, bounds, v0, v1, alpha, xv, beta, yv);
+}
+
 /// The fused pass over the threads' parts, then the split rows, on x and y as HostVectors (xv,
 /// yv) and y as its View (the split rows' atomic adds). Contiguous x and y run the schedule's
 /// columns (16-bit offsets, row patterns or prefetching ones); strided ones its row patterns or
@@ -260,11 +291,15 @@ void spmv_parts(const ExecSpace& space, const SpmvAnalysis<CrsType>& analysis, S
   const CrsType& A = analysis.A;
   const auto& s = analysis.schedule;
   using Entry = typename CrsType::non_const_ordinal_type;
-  const int16_t* offsets = s.col_offsets.data();
-  const bool use_offsets = s.col_offsets.extent(0) > 0;
-  const PatternColumns patterns{s.row_pattern.data(), s.pattern_begin.data(), s.pattern_offsets.data()};
-  const bool use_patterns = s.row_pattern.extent(0) > 0;
   const Entry* entries = A.graph.entries.data();
+  const PartColumns<Entry> columns{
+      PatternColumns{s.row_pattern.data(), s.pattern_begin.data(), s.pattern_offsets.data()},
+      s.row_pattern.extent(0) > 0,
+      s.col_offsets.data(),
+      s.col_offsets.extent(0) > 0,
+      entries,
+      static_cast<int64_t>(A.graph.entries.extent(0)),
+      s.x_prefetch_distance};
   const auto parts = s.part_begin;
   const HostCsrArrays<typename CrsType::non_const_size_type, typename CrsType::non_const_value_type> rows{
       A.graph.row_map.data(), A.values.data()};
@@ -272,25 +307,10 @@ void spmv_parts(const ExecSpace& space, const SpmvAnalysis<CrsType>& analysis, S
   const auto* bounds = s.vrow_bounds.data();
   const int64_t num_parts = s.num_parts;
   const bool avx2 = host_has_avx2_fma();
-  const int64_t prefetch_distance = s.x_prefetch_distance;
-  const int64_t nnz = static_cast<int64_t>(A.graph.entries.extent(0));
   Kokkos::parallel_for(
       "Sprocket::spmv::host", Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Static>>(space, 0, num_parts),
       KOKKOS_LAMBDA(const int64_t p) {
-        if constexpr (!XVector::contiguous || !YVector::contiguous) {
-          if (use_patterns)
-            part(avx2, rows, patterns, kernels, bounds, parts(p), parts(p + 1), alpha, xv, beta, yv);
-          else
-            part(avx2, rows, PlainColumns<Entry>{entries}, kernels, bounds, parts(p), parts(p + 1), alpha, xv, beta, yv);
-        } else if (use_patterns)
-          part(avx2, rows, patterns, kernels, bounds, parts(p), parts(p + 1), alpha, xv, beta, yv);
-        else if (use_offsets)
-          part(avx2, rows, OffsetColumns{offsets}, kernels, bounds, parts(p), parts(p + 1), alpha, xv, beta, yv);
-        else if (prefetch_distance > 0)
-          part(avx2, rows, PrefetchingColumns<Entry>{entries, nnz, prefetch_distance}, kernels, bounds, parts(p),
-               parts(p + 1), alpha, xv, beta, yv);
-        else
-          part(avx2, rows, PlainColumns<Entry>{entries}, kernels, bounds, parts(p), parts(p + 1), alpha, xv, beta, yv);
+        part_with_columns(avx2, rows, columns, kernels, bounds, parts(p), parts(p + 1), alpha, xv, beta, yv);
       });
   if (s.num_split_rows > 0) {
     // Few rows, each cut into chunks of split_chunk entries spread over all threads.
