@@ -68,8 +68,8 @@ int64_t longest_dot(const std::string& mode, const HostCsr& A) {
   return m;
 }
 
-void spmv_error_scale(bool transpose, double alpha, const HostCsr& A, const double* x,
-                             double beta, const double* y0, int64_t n, double* scale) {
+void spmv_error_scale(bool transpose, double alpha, const HostCsr& A, const double* x, double beta,
+                      const double* y0, int64_t n, double* scale) {
   for (int64_t i = 0; i < n; ++i) scale[i] = beta == 0 ? 0.0 : std::fabs(beta) * std::fabs(y0[i]);
   if (alpha == 0) return;
   const double abs_alpha = std::fabs(alpha);

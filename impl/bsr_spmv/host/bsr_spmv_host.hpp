@@ -199,9 +199,9 @@ KOKKOS_INLINE_FUNCTION void run_part(bool avx2, int b, const Body& body) {
 
 /// parts: block rows [parts(p), parts(p + 1)) for part p; use_padded: read `padded` (rows of
 /// blocks padded to multiples of 8 scalars) instead of A's values.
-template <class ExecSpace, class BsrType, class Parts, class Padded, class XView, class YView, class Scalar>
+template <class ExecSpace, class BsrType, class Parts, class Padded, class XVector, class YVector, class Scalar>
 void bsr_spmv_general(const ExecSpace& space, const BsrType& A, const Parts& parts, const Padded& padded, bool use_padded,
-              Scalar alpha, const XView& x, Scalar beta, const YView& y) {
+              Scalar alpha, const XVector& xv, Scalar beta, const YVector& yv) {
   const auto* row_map = A.row_map.data();
   const auto* entries = A.entries.data();
   const auto* values = A.values.data();
@@ -212,10 +212,6 @@ void bsr_spmv_general(const ExecSpace& space, const BsrType& A, const Parts& par
   using Ordinal = std::remove_const_t<std::remove_pointer_t<decltype(entries)>>;
   using Value = std::remove_const_t<std::remove_pointer_t<decltype(values)>>;
   using PaddedValue = std::remove_const_t<std::remove_pointer_t<decltype(padded_values)>>;
-  const auto xv = host_vector</*ReadOnly=*/true>(x);
-  const auto yv = host_vector(y);
-  using XVector = std::remove_const_t<decltype(xv)>;
-  using YVector = std::remove_const_t<decltype(yv)>;
   Kokkos::parallel_for(
       "Sprocket::bsr_spmv::host", Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Static>>(space, 0, parts.extent(0) - 1),
       KOKKOS_LAMBDA(const int64_t p) {
@@ -234,9 +230,9 @@ void bsr_spmv_general(const ExecSpace& space, const BsrType& A, const Parts& par
 /// passes: every part its own block rows, then every part adds the earlier parts' spills that
 /// fall into its rows (in part order, so the sums do not depend on the thread schedule). The
 /// spill is this apply's own (a few scalars per part boundary), so applies may overlap.
-template <class ExecSpace, class Work, class XView, class YView, class Scalar>
-void bsr_spmv_symmetric(const ExecSpace& space, int b, const Work& work, Scalar alpha, const XView& x, Scalar beta,
-                        const YView& y) {
+template <class ExecSpace, class Work, class XVector, class YVector, class Scalar>
+void bsr_spmv_symmetric(const ExecSpace& space, int b, const Work& work, Scalar alpha, const XVector& xv, Scalar beta,
+                        const YVector& yv) {
   const bool avx2 = host_has_avx2_fma();
   const auto* row_map = work.upper_row_map.data();
   const auto* entries = work.upper_entries.data();
@@ -244,10 +240,6 @@ void bsr_spmv_symmetric(const ExecSpace& space, int b, const Work& work, Scalar 
   using Offset = std::remove_const_t<std::remove_pointer_t<decltype(row_map)>>;
   using Ordinal = std::remove_const_t<std::remove_pointer_t<decltype(entries)>>;
   using Value = std::remove_const_t<std::remove_pointer_t<decltype(values)>>;
-  const auto xv = host_vector</*ReadOnly=*/true>(x);
-  const auto yv = host_vector(y);
-  using XVector = std::remove_const_t<decltype(xv)>;
-  using YVector = std::remove_const_t<decltype(yv)>;
   const Kokkos::View<Scalar*, typename ExecSpace::memory_space> spill_view(
       Kokkos::ViewAllocateWithoutInitializing("Sprocket::bsr_spmv::spill"), work.spill_size);
   Scalar* spill = spill_view.data();
@@ -267,7 +259,7 @@ void bsr_spmv_symmetric(const ExecSpace& space, int b, const Work& work, Scalar 
         for (int64_t q = 0; q < p; ++q) {
           const int64_t first = parts(q + 1), lo = first > I0 ? first : I0, hi = reach(q) < I1 ? reach(q) : I1;
           const Scalar* s = spill + spill_offset(q);
-          for (int64_t i = lo * b; i < hi * b; ++i) y(i) += s[i - first * b];
+          for (int64_t i = lo * b; i < hi * b; ++i) yv(i) += s[i - first * b];
         }
       });
 }
@@ -277,8 +269,10 @@ void bsr_spmv_symmetric(const ExecSpace& space, int b, const Work& work, Scalar 
 template <class ExecSpace, class BsrType, class XView, class YView, class Scalar>
 void bsr_spmv_apply(const ExecSpace& space, const BsrSpmvAnalysis<BsrType>& an, Scalar alpha, const XView& x,
                     Scalar beta, const YView& y) {
-  if (an.kernel == BsrKernel::symmetric) return bsr_spmv_symmetric(space, an.A.block_size(), an, alpha, x, beta, y);
-  bsr_spmv_general(space, an.A, an.parts, an.padded, an.kernel == BsrKernel::padded, alpha, x, beta, y);
+  const auto xv = host_vector</*ReadOnly=*/true>(x);
+  const auto yv = host_vector(y);
+  if (an.kernel == BsrKernel::symmetric) return bsr_spmv_symmetric(space, an.A.block_size(), an, alpha, xv, beta, yv);
+  bsr_spmv_general(space, an.A, an.parts, an.padded, an.kernel == BsrKernel::padded, alpha, xv, beta, yv);
 }
 
 }  // namespace host

@@ -269,10 +269,8 @@ template <class CsrArrays, class Entry, class Kernels, class Bounds, class XVect
 KOKKOS_INLINE_FUNCTION void part_with_columns(bool avx2, const CsrArrays& rows, const PartColumns<Entry>& c,
                                               const Kernels& kernels, const Bounds& bounds, int64_t v0, int64_t v1,
                                               Scalar alpha, const XVector& xv, Scalar beta, const YVector& yv) {
-  if constexpr (!XVector::contiguous || !YVector::contiguous) {
-    if (c.use_patterns) return part(avx2, rows, c.patterns, kernels, bounds, v0, v1, alpha, xv, beta, yv);
-  } else {
-    if (c.use_patterns) return part(avx2, rows, c.patterns, kernels, bounds, v0, v1, alpha, xv, beta, yv);
+  if (c.use_patterns) return part(avx2, rows, c.patterns, kernels, bounds, v0, v1, alpha, xv, beta, yv);
+  if constexpr (XVector::contiguous && YVector::contiguous) {
     if (c.use_offsets) return part(avx2, rows, OffsetColumns{c.offsets}, kernels, bounds, v0, v1, alpha, xv, beta, yv);
     if (c.prefetch_distance > 0)
       return part(avx2, rows, PrefetchingColumns<Entry>{c.entries, c.nnz, c.prefetch_distance}, kernels, bounds, v0,
@@ -281,13 +279,12 @@ KOKKOS_INLINE_FUNCTION void part_with_columns(bool avx2, const CsrArrays& rows, 
   part(avx2, rows, PlainColumns<Entry>{c.entries}, kernels, bounds, v0, v1, alpha, xv, beta, yv);
 }
 
-/// The fused pass over the threads' parts, then the split rows, on x and y as HostVectors (xv,
-/// yv) and y as its View (the split rows' atomic adds). Contiguous x and y run the schedule's
-/// columns (16-bit offsets, row patterns or prefetching ones); strided ones its row patterns or
-/// A's own column indices (see spmv_apply).
-template <class ExecSpace, class CrsType, class XVector, class YVector, class YView, class Scalar>
+/// The fused pass over the threads' parts, then the split rows, on x and y as HostVectors.
+/// Contiguous x and y run the schedule's columns (16-bit offsets, row patterns or prefetching
+/// ones); strided ones its row patterns or A's own column indices (see spmv_apply).
+template <class ExecSpace, class CrsType, class XVector, class YVector, class Scalar>
 void spmv_parts(const ExecSpace& space, const SpmvAnalysis<CrsType>& analysis, Scalar alpha, const XVector& xv,
-                Scalar beta, const YVector& yv, const YView& y) {
+                Scalar beta, const YVector& yv) {
   const CrsType& A = analysis.A;
   const auto& s = analysis.schedule;
   using Entry = typename CrsType::non_const_ordinal_type;
@@ -324,7 +321,7 @@ void spmv_parts(const ExecSpace& space, const SpmvAnalysis<CrsType>& analysis, S
         "Sprocket::spmv::host_split_scale", Kokkos::RangePolicy<ExecSpace>(space, 0, s.num_split_rows),
         KOKKOS_LAMBDA(const int64_t i) {
           const auto r = split_rows(i);
-          y(r) = beta == Scalar(0) ? Scalar(0) : beta * y(r);
+          yv(r) = beta == Scalar(0) ? Scalar(0) : beta * yv(r);
         });
     Kokkos::parallel_for(
         "Sprocket::spmv::host_split", Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, s.num_split_chunks),
@@ -336,7 +333,7 @@ void spmv_parts(const ExecSpace& space, const SpmvAnalysis<CrsType>& analysis, S
           const int64_t end = begin + chunk < row_end ? begin + chunk : row_end;
           const Scalar partial =
               row_dot<8, Scalar>(values + begin, PlainColumns<Entry>{entries}.row(r, begin, end), end - begin, xv);
-          Kokkos::atomic_add(&y(r), alpha * partial);
+          Kokkos::atomic_add(&yv(r), alpha * partial);
         });
   }
 }
@@ -357,9 +354,9 @@ void spmv_apply(const ExecSpace& space, const SpmvAnalysis<CrsType>& analysis, S
   using YVector = std::remove_const_t<decltype(yv)>;
   if constexpr (!XVector::contiguous || !YVector::contiguous) {
     if (xv.stride == 1 && yv.stride == 1)
-      return spmv_parts(space, analysis, alpha, as_contiguous(xv), beta, as_contiguous(yv), y);
+      return spmv_parts(space, analysis, alpha, as_contiguous(xv), beta, as_contiguous(yv));
   }
-  spmv_parts(space, analysis, alpha, xv, beta, yv, y);
+  spmv_parts(space, analysis, alpha, xv, beta, yv);
 }
 
 }  // namespace host
