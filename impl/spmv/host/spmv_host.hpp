@@ -235,16 +235,40 @@ __attribute__((target("avx2,fma"), noinline)) void part_rows_avx2(const CsrArray
                                                                   const XView& x, Scalar beta, const YView& y) {
   part_rows(A, col, kernels, bounds, v0, v1, alpha, x, beta, y);
 }
+
+// The AVX2 copy for float, without GCC's loop vectorizer: it turned the lanes of row_dot and the
+// 8 rows of a pattern run into 8-wide gathers, with which the float kernels the analysis chose ran
+// 1.10-1.37x slower on an AMD EPYC (2 threads), and which took a quarter of the float plan's
+// compile time (perf_tests/results/build-times-test-optimization-2026-11-29.md, "Float SpMV").
+// The lanes are independent scalar accumulators by design. Double (GCC emits no 4-wide gathers
+// there) and the baseline copies keep the vectorizer: without it some of their kernels slowed.
+#if defined(__clang__)
+#define SPROCKET_HOST_NO_LOOP_VECTORIZER
+#else
+#define SPROCKET_HOST_NO_LOOP_VECTORIZER optimize("no-tree-loop-vectorize"),
+#endif
+template <class CsrArrays, class Columns, class Kernels, class Bounds, class XView, class YView, class Scalar>
+__attribute__((SPROCKET_HOST_NO_LOOP_VECTORIZER target("avx2,fma"), noinline)) void part_rows_avx2_scalar_lanes(
+    const CsrArrays& A, const Columns& col, const Kernels& kernels, const Bounds& bounds, int64_t v0, int64_t v1,
+    Scalar alpha, const XView& x, Scalar beta, const YView& y) {
+  part_rows(A, col, kernels, bounds, v0, v1, alpha, x, beta, y);
+}
+#undef SPROCKET_HOST_NO_LOOP_VECTORIZER
 #endif
 
 /// One part, with the AVX2 + FMA copy when `avx2` (impl/utils/host_isa.hpp). Marked like the
 /// kernels it calls because nvcc compiles the calling KOKKOS_LAMBDA for the device too (never
-/// run there); the clone only exists outside nvcc.
+/// run there); the clones only exist outside nvcc.
 template <class CsrArrays, class Columns, class Kernels, class Bounds, class XView, class YView, class Scalar>
 KOKKOS_INLINE_FUNCTION void part(bool avx2, const CsrArrays& A, const Columns& col, const Kernels& kernels, const Bounds& bounds,
                  int64_t v0, int64_t v1, Scalar alpha, const XView& x, Scalar beta, const YView& y) {
 #if defined(SPROCKET_HOST_AVX2_CLONE)
-  if (avx2) return part_rows_avx2(A, col, kernels, bounds, v0, v1, alpha, x, beta, y);
+  if (avx2) {
+    if constexpr (std::is_same_v<Scalar, float>)
+      return part_rows_avx2_scalar_lanes(A, col, kernels, bounds, v0, v1, alpha, x, beta, y);
+    else
+      return part_rows_avx2(A, col, kernels, bounds, v0, v1, alpha, x, beta, y);
+  }
 #endif
   (void)avx2;
   part_rows(A, col, kernels, bounds, v0, v1, alpha, x, beta, y);
