@@ -238,7 +238,7 @@ __attribute__((target("avx2,fma"), noinline)) void part_rows_avx2(const CsrArray
 
 // The AVX2 copy for float, without GCC's loop vectorizer: it turned the lanes of row_dot and the
 // 8 rows of a pattern run into 8-wide gathers, with which the float kernels the analysis chose ran
-// 1.10-1.37x slower on an AMD EPYC (2 threads), and which took a quarter of the float plan's
+// up to 1.37x slower on an AMD EPYC (2 threads), and which took a quarter of the float plan's
 // compile time (perf_tests/results/build-times-test-optimization-2026-11-29.md, "Float SpMV").
 // The lanes are independent scalar accumulators by design. Double (GCC emits no 4-wide gathers
 // there) and the baseline copies keep the vectorizer: without it some of their kernels slowed.
