@@ -203,8 +203,21 @@ KOKKOS_FORCEINLINE_FUNCTION void rows_pattern_runs(const CsrArrays& A, const Pat
   }
 }
 
-/// The fused pass over one thread's part of the virtual rows.
-template <class CsrArrays, class Columns, class Kernels, class Bounds, class XView, class YView, class Scalar>
+#if defined(SPROCKET_HOST_AVX2_CLONE)
+/// Pattern runs in the baseline instruction set, for the float AVX2 copy (below): SSE2
+/// vectorizes the 8 rows' contiguous x without the gathers GCC emits for AVX2.
+template <class CsrArrays, class XView, class YView, class Scalar>
+__attribute__((noinline)) void rows_pattern_runs_baseline(const CsrArrays& A, const PatternColumns& col, int64_t r0,
+                                                          int64_t r1, Scalar alpha, const XView& x, Scalar beta,
+                                                          const YView& y) {
+  rows_pattern_runs(A, col, r0, r1, alpha, x, beta, y);
+}
+#endif
+
+/// The fused pass over one thread's part of the virtual rows. BaselinePatternRuns: pattern runs
+/// call rows_pattern_runs_baseline.
+template <bool BaselinePatternRuns = false, class CsrArrays, class Columns, class Kernels, class Bounds, class XView,
+          class YView, class Scalar>
 KOKKOS_FORCEINLINE_FUNCTION void part_rows(const CsrArrays& A, const Columns& col, const Kernels& kernels,
                                            const Bounds& bounds, int64_t v0, int64_t v1, Scalar alpha,
                                            const XView& x, Scalar beta, const YView& y) {
@@ -212,9 +225,15 @@ KOKKOS_FORCEINLINE_FUNCTION void part_rows(const CsrArrays& A, const Columns& co
     const int64_t r0 = bounds[v], r1 = bounds[v + 1];
     switch (static_cast<SpmvKernel>(kernels[v])) {
       case SpmvKernel::thread_per_row:
-        if constexpr (std::is_same_v<Columns, PatternColumns>)
+        if constexpr (std::is_same_v<Columns, PatternColumns>) {
+#if defined(SPROCKET_HOST_AVX2_CLONE)
+          if constexpr (BaselinePatternRuns) {
+            rows_pattern_runs_baseline(A, col, r0, r1, alpha, x, beta, y);
+            break;
+          }
+#endif
           rows_pattern_runs(A, col, r0, r1, alpha, x, beta, y);
-        else
+        } else
           rows_with_lanes<1>(A, col, r0, r1, alpha, x, beta, y);
         break;
       case SpmvKernel::subvector2: rows_with_lanes<2>(A, col, r0, r1, alpha, x, beta, y); break;
@@ -240,8 +259,9 @@ __attribute__((target("avx2,fma"), noinline)) void part_rows_avx2(const CsrArray
 // 8 rows of a pattern run into 8-wide gathers, with which the float kernels the analysis chose ran
 // up to 1.37x slower on an AMD EPYC (2 threads), and which took a quarter of the float plan's
 // compile time (perf_tests/results/build-times-test-optimization-2026-11-29.md, "Float SpMV").
-// The lanes are independent scalar accumulators by design. Double (GCC emits no 4-wide gathers
-// there) and the baseline copies keep the vectorizer: without it some of their kernels slowed.
+// The lanes are independent scalar accumulators by design. Its pattern runs call the baseline
+// copy, which SSE2 vectorizes without gathers (1.07x on poisson3d). Double (GCC emits no 4-wide
+// gathers there) and the baseline copies keep the vectorizer: without it some kernels slowed.
 #if defined(__clang__)
 #define SPROCKET_HOST_NO_LOOP_VECTORIZER
 #else
@@ -251,7 +271,7 @@ template <class CsrArrays, class Columns, class Kernels, class Bounds, class XVi
 __attribute__((SPROCKET_HOST_NO_LOOP_VECTORIZER target("avx2,fma"), noinline)) void part_rows_avx2_scalar_lanes(
     const CsrArrays& A, const Columns& col, const Kernels& kernels, const Bounds& bounds, int64_t v0, int64_t v1,
     Scalar alpha, const XView& x, Scalar beta, const YView& y) {
-  part_rows(A, col, kernels, bounds, v0, v1, alpha, x, beta, y);
+  part_rows</*BaselinePatternRuns=*/true>(A, col, kernels, bounds, v0, v1, alpha, x, beta, y);
 }
 #undef SPROCKET_HOST_NO_LOOP_VECTORIZER
 #endif
