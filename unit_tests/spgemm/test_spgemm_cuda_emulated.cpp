@@ -60,6 +60,7 @@ struct DeviceShape {
 };
 const DeviceShape small_device{5120, 10240, 256};
 const DeviceShape tiny_device{1152, 1152, 64};
+const DeviceShape medium_device{20480, 40960, 256};
 
 emu::Device make_device(const emu::Schedule& schedule, const DeviceShape& shape) {
   emu::Device d(schedule);
@@ -511,6 +512,30 @@ TEST(SpgemmCudaEmulated, SingleEntryRowsReferenceBDirectly) {
     EXPECT_EQ(r.an.symbolic_rows.direct, 0);
     EXPECT_EQ(r.numeric_counters[Impl::spgemm_counter_direct_rows], 0);
     EXPECT_EQ(launches_of(r.numeric_launches, "spgemm_direct_kernel"), 0);
+  }
+}
+
+/// The sorted first pass sorts a shared table in place (spgemm_bitonic_sort), blocks of several
+/// rows with single-entry (direct) and empty rows between them, on medium_device: its smallest
+/// configuration (64 threads / 5 KiB) has 373 numeric slots of double, so the merges of 128, 256
+/// and 512 run their long steps in shared memory. small_device's smallest have 53 slots (every
+/// step in registers) and 160 (merges of 128 and 256), here one row per block (several in
+/// UniformBlocksOfSeveralRowsWithCompoundKeys).
+TEST(SpgemmCudaEmulated, SortedFirstPassSortsSharedTablesInPlace) {
+  const HostCsr A = test::single_entry_rows(160, 90, 61);
+  const HostCsr B = test::random_csr(90, 120, 5, 62);
+  for (const auto& schedule : schedules(63)) {
+    for (const DeviceShape* device : {&medium_device, &small_device}) {
+      const auto d = run_product<Double>(A, B, SpgemmOptions{}, *device, schedule, 64);
+      const auto f = run_product<FloatWide>(A, B, SpgemmOptions{}, *device, schedule, 65);
+      for (const auto* r : {&d.numeric_counters, &f.numeric_counters}) {
+        EXPECT_GT((*r)[Impl::spgemm_counter_rank_sorted_rows], 0);
+        if (device == &medium_device) EXPECT_GT((*r)[Impl::spgemm_counter_multi_row_blocks], 0);
+        EXPECT_GT((*r)[Impl::spgemm_counter_direct_rows], 0);
+      }
+      EXPECT_GT(d.an.numeric_rows.empty, 0);
+      EXPECT_EQ(launches_of(d.numeric_launches, "spgemm_sort_kernel"), 0);
+    }
   }
 }
 

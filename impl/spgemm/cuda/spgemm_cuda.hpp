@@ -59,10 +59,10 @@
 // Local load balancing: per block, groups of g threads per referenced row of B
 // (spgemm_group_size: the paper's rule from the average and longest referenced row; forced by
 // SpgemmOptions::threads_per_b_row).
-// Sorted output: rank counting in shared memory in the three smallest configurations; dense and
-// direct rows come out sorted; the rest (larger hash configurations, global hash) through
-// spgemm_sort_kernel, in shared memory when the row fits half of the default shared memory, else
-// in global memory with a buffer per resident block.
+// Sorted output: in the three smallest configurations the table sorted in place in shared memory
+// (a bitonic network); dense and direct rows come out sorted; the rest (larger hash
+// configurations, global hash) through spgemm_sort_kernel, in shared memory when the row fits half
+// of the default shared memory, else in global memory with a buffer per resident block.
 //
 // Where this departs from the paper: a symbolic row that overflows its shared map is redone from
 // scratch in global memory (the paper moves the local entries over and continues); the global

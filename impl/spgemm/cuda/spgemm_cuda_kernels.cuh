@@ -241,7 +241,7 @@ struct SpgemmTable {
   unsigned* global_keys;
   void* global_values;
   int64_t global_slots;
-  bool rank_sort;                      // numeric first pass, sorted: rows written in order of their columns (ranks)
+  bool rank_sort;                      // numeric first pass, sorted, shared table: rows in column order
   unsigned long long* overflow_count;  // symbolic: rows whose map overflowed (for the global redo)
   void* overflow_list;                 // Ordinal[]
 };
@@ -815,13 +815,139 @@ __global__ void __launch_bounds__(spgemm_cuda_max_threads, spgemm_cuda_min_block
 // ------------------------------------------------------------------------------------------------
 // Numeric pass
 
+/// The empty slot of a table about to be sorted: larger than every key (a compound key's column
+/// is below 2^27 - 1, a plain one below 2^31 - 1), where spgemm_empty_key is not.
+inline constexpr unsigned spgemm_sorted_empty_key = 0xffffffffu;
+
+/// One comparator of a bitonic step held in registers: this lane's element against the one of
+/// lane `lane ^ distance` (the same register), this lane the lower index when `lower`. The lower
+/// keeps the smaller key, the upper the larger; the value follows its key.
+template <class Scalar>
+__device__ __forceinline__ void spgemm_bitonic_exchange(unsigned& key, Scalar& value, int distance, bool lower) {
+  const unsigned other = __shfl_xor_sync(spgemm_full_mask, key, distance);
+  const Scalar other_value = __shfl_xor_sync(spgemm_full_mask, value, distance);
+  if (lower ? other < key : other > key) {
+    key = other;
+    value = other_value;
+  }
+}
+
+/// The steps of span 64 and below of merging blocks of k (k <= 64: every step of the sort up to
+/// blocks of 64), in registers: warp w takes the 64-element chunks w, w + T / 32, ..., its lane l
+/// holding elements 64 c + l (x0) and 64 c + 32 + l (x1). A span of 64 pairs x0 with x1 in one lane,
+/// a shorter one lanes l and l ^ (span - 1) (the block's mirror) or l ^ (span / 2). Elements from n
+/// on read as the largest key and are not written back.
+template <class Scalar>
+__device__ __forceinline__ void spgemm_bitonic_warp_steps(unsigned* keys, Scalar* values, unsigned n, unsigned P,
+                                                          unsigned k, int t, int T) {
+  const int lane = t % spgemm_warp_size;
+  for (unsigned chunk = static_cast<unsigned>(t / spgemm_warp_size); chunk < (P + 63) / 64;
+       chunk += static_cast<unsigned>(T / spgemm_warp_size)) {
+    const unsigned e0 = chunk * 64 + static_cast<unsigned>(lane), e1 = e0 + 32;
+    unsigned x0 = spgemm_sorted_empty_key, x1 = spgemm_sorted_empty_key;
+    Scalar v0 = Scalar(0), v1 = Scalar(0);
+    if (e0 < n) {
+      x0 = keys[e0];
+      v0 = values[e0];
+    }
+    if (e1 < n) {
+      x1 = keys[e1];
+      v1 = values[e1];
+    }
+    for (unsigned kk = k <= 64 ? 2 : k; kk <= k; kk *= 2) {
+      for (unsigned j = kk < 64 ? kk : 64; j >= 2; j /= 2) {
+        if (j == 64) {
+          // x0 against x1: the mirror of a block of 64 (x0 at l, its mirror x1 of lane 31 - l),
+          // else the half-cleaner's x1 at l + 32.
+          if (j == kk) {
+            const unsigned m1 = __shfl_xor_sync(spgemm_full_mask, x1, 31);
+            const Scalar w1 = __shfl_xor_sync(spgemm_full_mask, v1, 31);
+            const unsigned m0 = __shfl_xor_sync(spgemm_full_mask, x0, 31);
+            const Scalar w0 = __shfl_xor_sync(spgemm_full_mask, v0, 31);
+            if (m1 < x0) {
+              x0 = m1;
+              v0 = w1;
+            }
+            if (m0 > x1) {
+              x1 = m0;
+              v1 = w0;
+            }
+          } else if (x0 > x1) {
+            const unsigned x = x0;
+            x0 = x1;
+            x1 = x;
+            const Scalar v = v0;
+            v0 = v1;
+            v1 = v;
+          }
+          continue;
+        }
+        const int distance = j == kk ? static_cast<int>(j) - 1 : static_cast<int>(j) / 2;
+        const bool lower = (lane & static_cast<int>(j / 2)) == 0;
+        spgemm_bitonic_exchange(x0, v0, distance, lower);
+        spgemm_bitonic_exchange(x1, v1, distance, lower);
+      }
+    }
+    if (e0 < n) {
+      keys[e0] = x0;
+      values[e0] = v0;
+    }
+    if (e1 < n) {
+      keys[e1] = x1;
+      values[e1] = v1;
+    }
+  }
+}
+
+/// Sorts keys[0, n) ascending, values moving with their keys: a bitonic network in its
+/// ascending-only form (each merge of blocks of k first compares i with its mirror in the block,
+/// then the half-cleaners of k / 2, k / 4, ..., 2), so that a comparison never moves a key to a
+/// larger index than its partner's: indices from n up to the next power of two P stand for keys
+/// larger than all, are never touched, and n need not be a power of two. log2(P) (log2(P) + 1) / 2
+/// steps of P / 2 comparisons, where ranking each key by counting its row's smaller keys read the
+/// whole table once per key (n^2 / 32 shared loads per block, most of a first pass). The steps
+/// of span 64 and below run in registers, a warp per 64-element chunk (spgemm_bitonic_warp_steps:
+/// one read and one write of shared memory per element for all of a merge's short steps); the
+/// longer ones in shared memory between barriers of the block. Called by every thread of the
+/// block after a barrier; ends with one.
+template <class Scalar>
+__device__ void spgemm_bitonic_sort(unsigned* keys, Scalar* values, unsigned n, int t, int T) {
+  unsigned P = 1;
+  while (P < n) P *= 2;
+  spgemm_bitonic_warp_steps(keys, values, n, P, P < 64 ? P : 64, t, T);
+  for (unsigned k = 128; k <= P; k *= 2) {
+    for (unsigned j = k; j > 64; j /= 2) {
+      __syncthreads();
+      // Comparison q pairs lo (q's offset in its half-block, in block q / (j / 2) of j elements)
+      // with its mirror in the block (j == k) or with lo + j / 2 (j and k powers of two).
+      const unsigned half = j / 2;
+      for (unsigned q = static_cast<unsigned>(t); q < P / 2; q += static_cast<unsigned>(T)) {
+        const unsigned base = (q & ~(half - 1)) * 2, offset = q & (half - 1);
+        const unsigned lo = base + offset, hi = j == k ? base + j - 1 - offset : lo + half;
+        if (hi >= n) continue;
+        const unsigned a = keys[lo], b = keys[hi];
+        if (a > b) {
+          keys[lo] = b;
+          keys[hi] = a;
+          const Scalar x = values[lo];
+          values[lo] = values[hi];
+          values[hi] = x;
+        }
+      }
+    }
+    __syncthreads();
+    spgemm_bitonic_warp_steps(keys, values, n, P, k, t, T);
+  }
+  __syncthreads();
+}
+
 /// Columns and values through a hash map of keys and values (shared memory: keys then values,
 /// table.slots each; or block b's global table). first: the keys found are C's columns, written
-/// in order of their columns when table.rank_sort (each key's rank = the keys of its row that are
-/// smaller, counted over the map: the smallest configurations), else in the order the map gives
-/// (atomic positions; sorted afterwards by spgemm_sort_kernel if asked). Re-runs (!first): C's
-/// columns are inserted first, the products accumulate into them, each entry of C reads its
-/// value back, in C's order. Direct rows copy B's row scaled.
+/// in order of their columns when table.rank_sort (the smallest configurations, shared tables: the
+/// table sorted in place by spgemm_bitonic_sort), else in the order the map gives (atomic
+/// positions; sorted afterwards by spgemm_sort_kernel if asked). Re-runs (!first): C's columns are
+/// inserted first, the products accumulate into them, each entry of C reads its value back, in C's
+/// order. Direct rows copy B's row scaled.
 template <bool first, class Scalar, class Ordinal, class Offset>
 __global__ void __launch_bounds__(spgemm_cuda_max_threads, spgemm_cuda_min_blocks)
     spgemm_numeric_hash_kernel(const SpgemmPattern<Ordinal, Offset> p, const SpgemmValues<Scalar> v,
@@ -885,26 +1011,37 @@ __global__ void __launch_bounds__(spgemm_cuda_max_threads, spgemm_cuda_min_block
       __syncthreads();
       // Keys and values are read back volatile: in a global table the atomics happened in L2, and
       // the block's earlier rows may have left the table's lines in L1.
-      if (first) {
+      if (first && table.rank_sort) {
+        // The table sorted in place: compound keys order by row, then column, and the empty slots
+        // (made the largest key) go last, so row r's columns end up in order at s_counts[r]
+        // (the rows accumulated before r) onwards.
+        for (unsigned s = t; s < slots; s += T)
+          if (keys[s] == spgemm_empty_key) keys[s] = spgemm_sorted_empty_key;
+        if (t == 0) {
+          int before = 0;
+          for (int r = 0; r < count; ++r) {
+            s_counts[r] = before;
+            if ((accumulated >> r) & 1)
+              before += static_cast<int>(c.row_map[s_rows[r] + 1] - c.row_map[s_rows[r]]);
+          }
+        }
+        __syncthreads();
+        spgemm_bitonic_sort(keys, values, slots, t, T);
+        for (unsigned s = t; s < slots; s += T) {
+          const unsigned key = keys[s];
+          if (key == spgemm_sorted_empty_key) continue;
+          const int r = count > 1 ? static_cast<int>(key >> spgemm_compound_shift) : 0;
+          const int64_t position = static_cast<int64_t>(c.row_map[s_rows[r]]) + (static_cast<int64_t>(s) - s_counts[r]);
+          c.entries[position] = static_cast<Ordinal>(count > 1 ? key & spgemm_column_mask : key);
+          c.values[position] = values[s];
+        }
+      } else if (first) {
         for (unsigned s = t; s < slots; s += T) {
           const unsigned key = spgemm_volatile_load(keys + s);
           if (key == spgemm_empty_key) continue;
           const int r = count > 1 ? static_cast<int>(key >> spgemm_compound_shift) : 0;
-          const unsigned column = count > 1 ? key & spgemm_column_mask : key;
-          int64_t position;
-          if (table.rank_sort) {
-            const unsigned low = count > 1 ? static_cast<unsigned>(r) << spgemm_compound_shift : 0u;
-            int64_t rank = 0;
-            for (unsigned u = 0; u < slots; ++u) {
-              const unsigned other = keys[u];
-              rank += other != spgemm_empty_key && other >= low && other < key;
-            }
-            position = rank;
-          } else {
-            position = atomicAdd(s_counts + r, 1);
-          }
-          position += static_cast<int64_t>(c.row_map[s_rows[r]]);
-          c.entries[position] = static_cast<Ordinal>(column);
+          const int64_t position = static_cast<int64_t>(c.row_map[s_rows[r]]) + atomicAdd(s_counts + r, 1);
+          c.entries[position] = static_cast<Ordinal>(count > 1 ? key & spgemm_column_mask : key);
           c.values[position] = spgemm_volatile_load(values + s);
         }
       } else {
