@@ -13,7 +13,7 @@
 // with small matrices:
 //   small: 10 KiB opt-in / 5 KiB default, 256 threads: configurations 256 / 10 KiB, 256 / 5 KiB,
 //          128 / 2.5 KiB, 64 / 1.25 KiB (symbolic hash keys 2400, 1120, 480, 160; numeric keys of
-//          double 533, 248, 106, 35; the largest sorts afterwards, the others by ranks);
+//          double 533, 248, 106, 35; the largest sorts afterwards, the others in their table);
 //   tiny:  1152 bytes, 64 threads: one configuration (128 symbolic keys, 32 numeric dense
 //          columns of double).
 // Every product is checked against reference::spgemm (sorted columns, duplicates summed,
@@ -355,7 +355,7 @@ TEST(SpgemmCudaBins, RowRuleFollowsThePaper) {
 // Products
 
 /// A 2-D Poisson operator squared: uniform (few rows), several rows per block with compound keys,
-/// rank-sorted numeric rows, float and double, int and size_t offsets.
+/// numeric rows sorted in their table, float and double, int and size_t offsets.
 TEST(SpgemmCudaEmulated, UniformBlocksOfSeveralRowsWithCompoundKeys) {
   const HostCsr A = gen::poisson2d(9);
   for (const auto& schedule : schedules(11)) {
@@ -376,7 +376,7 @@ TEST(SpgemmCudaEmulated, UniformBlocksOfSeveralRowsWithCompoundKeys) {
         << launches_text(d.symbolic_launches);
     EXPECT_EQ(launches_of(d.symbolic_launches, "spgemm_bin_kernel"), 0);
     EXPECT_GT(d.numeric_counters[Impl::spgemm_counter_multi_row_blocks], 0);
-    EXPECT_EQ(d.numeric_counters[Impl::spgemm_counter_rank_sorted_rows], 81);
+    EXPECT_EQ(d.numeric_counters[Impl::spgemm_counter_table_sorted_rows], 81);
     EXPECT_EQ(launches_of(d.numeric_launches, "spgemm_sort_kernel"), 0);
     EXPECT_EQ(d.an.symbolic_rows.hash, 81);
   }
@@ -529,7 +529,7 @@ TEST(SpgemmCudaEmulated, SortedFirstPassSortsSharedTablesInPlace) {
       const auto d = run_product<Double>(A, B, SpgemmOptions{}, *device, schedule, 64);
       const auto f = run_product<FloatWide>(A, B, SpgemmOptions{}, *device, schedule, 65);
       for (const auto* r : {&d.numeric_counters, &f.numeric_counters}) {
-        EXPECT_GT((*r)[Impl::spgemm_counter_rank_sorted_rows], 0);
+        EXPECT_GT((*r)[Impl::spgemm_counter_table_sorted_rows], 0);
         if (device == &medium_device) EXPECT_GT((*r)[Impl::spgemm_counter_multi_row_blocks], 0);
         EXPECT_GT((*r)[Impl::spgemm_counter_direct_rows], 0);
       }
@@ -867,7 +867,7 @@ TEST(SpgemmCudaEmulated, SegmentedSortInSharedAndGlobalMemory) {
         A, B, with(SpgemmBalance::binned, SpgemmBalance::binned, true, SpgemmAccumulator::hash), small_device, schedule,
         105);
     EXPECT_TRUE(h.an.cuda.numeric.bin_sorted_after[Impl::spgemm_cuda_hash_bin(0)]);
-    EXPECT_GT(h.numeric_counters[Impl::spgemm_counter_rank_sorted_rows], 0);
+    EXPECT_GT(h.numeric_counters[Impl::spgemm_counter_table_sorted_rows], 0);
     EXPECT_GT(h.numeric_counters[Impl::spgemm_counter_merge_sorted_shared] +
                   h.numeric_counters[Impl::spgemm_counter_merge_sorted_global],
               0);

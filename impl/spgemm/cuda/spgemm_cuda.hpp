@@ -845,7 +845,7 @@ void spgemm_numeric_schedule(const Space& space, const CrsType& A, Analysis& an,
                      &an.numeric_balance_reason);
   an.numeric_balance = pass.balance;
   const bool sorted = an.options.sorted;
-  const auto rank_sorted = [&](int config) { return config >= nc - rule.shared_sort_configs; };
+  const auto table_sorted = [&](int config) { return config >= nc - rule.shared_sort_configs; };
   int64_t global_rows = 0, global_need = 0, sort_rows = 0, sort_longest = 0;
   if (pass.balance == SpgemmBalance::uniform) {
     if (pass.uniform_kind == SpgemmCudaKind::global_hash) {
@@ -854,7 +854,7 @@ void spgemm_numeric_schedule(const Space& space, const CrsType& A, Analysis& an,
     }
     pass.uniform_sorted_after =
         sorted && (pass.uniform_kind == SpgemmCudaKind::global_hash ||
-                   (pass.uniform_kind == SpgemmCudaKind::hash && !rank_sorted(pass.uniform_config)));
+                   (pass.uniform_kind == SpgemmCudaKind::hash && !table_sorted(pass.uniform_config)));
     if (pass.uniform_sorted_after) {
       sort_rows = M;
       sort_longest = need.max_need;
@@ -869,7 +869,7 @@ void spgemm_numeric_schedule(const Space& space, const CrsType& A, Analysis& an,
     global_rows = pass.bin_rows[spgemm_cuda_global_bin];
     global_need = pass.bin_max_need[spgemm_cuda_global_bin];
     for (int b = 0; b < spgemm_cuda_num_bins; ++b) {
-      const bool hash_large = b < nc && !rank_sorted(b);
+      const bool hash_large = b < nc && !table_sorted(b);
       pass.bin_sorted_after[b] = sorted && pass.bin_rows[b] > 0 && (hash_large || b == spgemm_cuda_global_bin);
       if (pass.bin_sorted_after[b]) {
         sort_rows += pass.bin_rows[b];
@@ -1007,7 +1007,7 @@ void spgemm_numeric(const Space& space, const CrsType& A, const CrsType& B, cons
       max_grid = pass.global_tables;
     } else {
       table.slots = s.configs[config].numeric_slots;
-      table.rank_sort = first && sorted && config >= nc - SpgemmBinRule{}.shared_sort_configs;
+      table.sort_table = first && sorted && config >= nc - SpgemmBinRule{}.shared_sort_configs;
       dynamic = static_cast<size_t>(s.configs[config].table_bytes);
     }
     spgemm_cuda_allow_shared(spgemm_numeric_hash_kernel<first, Scalar, Ordinal, Offset>, static_cast<int64_t>(dynamic),

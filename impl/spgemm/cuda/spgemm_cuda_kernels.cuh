@@ -111,7 +111,7 @@ __host__ __device__ inline int spgemm_hash_config(const SpgemmBinRule& r, int64_
 ///                dense_max_chunks chunks) or global hash (paper: dense accumulation only for rows
 ///                more than twice as large as the largest kernel can store);
 ///   numeric      hash when one of the smallest shared_sort_configs configurations fits (sorted
-///                there by ranks); else dense when the range takes at most three chunks of some
+///                there in the table); else dense when the range takes at most three chunks of some
 ///                configuration (density above ~1/3 of a chunk: no sort needed); else hash in a
 ///                configuration below the largest (sorted afterwards); rows that need the largest
 ///                configuration dense when the range allows, else hash in the largest or global.
@@ -241,7 +241,7 @@ struct SpgemmTable {
   unsigned* global_keys;
   void* global_values;
   int64_t global_slots;
-  bool rank_sort;                      // numeric first pass, sorted, shared table: rows in column order
+  bool sort_table;                     // numeric first pass, sorted, shared table: rows in column order
   unsigned long long* overflow_count;  // symbolic: rows whose map overflowed (for the global redo)
   void* overflow_list;                 // Ordinal[]
 };
@@ -836,7 +836,8 @@ __device__ __forceinline__ void spgemm_bitonic_exchange(unsigned& key, Scalar& v
 /// blocks of 64), in registers: warp w takes the 64-element chunks w, w + T / 32, ..., its lane l
 /// holding elements 64 c + l (x0) and 64 c + 32 + l (x1). A span of 64 pairs x0 with x1 in one lane,
 /// a shorter one lanes l and l ^ (span - 1) (the block's mirror) or l ^ (span / 2). Elements from n
-/// on read as the largest key and are not written back.
+/// on read as the largest key and are not written back; the hash table's empty key is read as the
+/// largest too (written back so by the first call, which reads every element).
 template <class Scalar>
 __device__ __forceinline__ void spgemm_bitonic_warp_steps(unsigned* keys, Scalar* values, unsigned n, unsigned P,
                                                           unsigned k, int t, int T) {
@@ -849,10 +850,12 @@ __device__ __forceinline__ void spgemm_bitonic_warp_steps(unsigned* keys, Scalar
     if (e0 < n) {
       x0 = keys[e0];
       v0 = values[e0];
+      if (x0 == spgemm_empty_key) x0 = spgemm_sorted_empty_key;
     }
     if (e1 < n) {
       x1 = keys[e1];
       v1 = values[e1];
+      if (x1 == spgemm_empty_key) x1 = spgemm_sorted_empty_key;
     }
     for (unsigned kk = k <= 64 ? 2 : k; kk <= k; kk *= 2) {
       for (unsigned j = kk < 64 ? kk : 64; j >= 2; j /= 2) {
@@ -899,7 +902,8 @@ __device__ __forceinline__ void spgemm_bitonic_warp_steps(unsigned* keys, Scalar
   }
 }
 
-/// Sorts keys[0, n) ascending, values moving with their keys: a bitonic network in its
+/// Sorts a hash table's keys[0, n) ascending, values moving with their keys, its empty slots
+/// (spgemm_empty_key) last as spgemm_sorted_empty_key: a bitonic network in its
 /// ascending-only form (each merge of blocks of k first compares i with its mirror in the block,
 /// then the half-cleaners of k / 2, k / 4, ..., 2), so that a comparison never moves a key to a
 /// larger index than its partner's: indices from n up to the next power of two P stand for keys
@@ -943,7 +947,7 @@ __device__ void spgemm_bitonic_sort(unsigned* keys, Scalar* values, unsigned n, 
 
 /// Columns and values through a hash map of keys and values (shared memory: keys then values,
 /// table.slots each; or block b's global table). first: the keys found are C's columns, written
-/// in order of their columns when table.rank_sort (the smallest configurations, shared tables: the
+/// in order of their columns when table.sort_table (the smallest configurations, shared tables: the
 /// table sorted in place by spgemm_bitonic_sort), else in the order the map gives (atomic
 /// positions; sorted afterwards by spgemm_sort_kernel if asked). Re-runs (!first): C's columns are
 /// inserted first, the products accumulate into them, each entry of C reads its value back, in C's
@@ -1011,12 +1015,10 @@ __global__ void __launch_bounds__(spgemm_cuda_max_threads, spgemm_cuda_min_block
       __syncthreads();
       // Keys and values are read back volatile: in a global table the atomics happened in L2, and
       // the block's earlier rows may have left the table's lines in L1.
-      if (first && table.rank_sort) {
+      if (first && table.sort_table) {
         // The table sorted in place: compound keys order by row, then column, and the empty slots
-        // (made the largest key) go last, so row r's columns end up in order at s_counts[r]
-        // (the rows accumulated before r) onwards.
-        for (unsigned s = t; s < slots; s += T)
-          if (keys[s] == spgemm_empty_key) keys[s] = spgemm_sorted_empty_key;
+        // go last, so row r's columns end up in order at s_counts[r] (the rows accumulated before
+        // r) onwards. (The sort's barriers publish s_counts.)
         if (t == 0) {
           int before = 0;
           for (int r = 0; r < count; ++r) {
@@ -1025,7 +1027,6 @@ __global__ void __launch_bounds__(spgemm_cuda_max_threads, spgemm_cuda_min_block
               before += static_cast<int>(c.row_map[s_rows[r] + 1] - c.row_map[s_rows[r]]);
           }
         }
-        __syncthreads();
         spgemm_bitonic_sort(keys, values, slots, t, T);
         for (unsigned s = t; s < slots; s += T) {
           const unsigned key = keys[s];
@@ -1056,8 +1057,8 @@ __global__ void __launch_bounds__(spgemm_cuda_max_threads, spgemm_cuda_min_block
           }
         }
       }
-      if (t == 0 && table.rank_sort)
-        spgemm_count(p.counters, spgemm_counter_rank_sorted_rows, static_cast<unsigned long long>(__popc(accumulated)));
+      if (t == 0 && table.sort_table)
+        spgemm_count(p.counters, spgemm_counter_table_sorted_rows, static_cast<unsigned long long>(__popc(accumulated)));
     }
     for (int r = 0; r < count; ++r)
       if ((direct >> r) & 1) spgemm_direct_copy<first>(p, v, c, s_rows[r], t, T);

@@ -65,7 +65,7 @@ enum SpgemmCudaCounter : int {
   spgemm_counter_dense_rows = 14,           // rows accumulated densely
   spgemm_counter_overflow_rows = 15,        // symbolic: rows whose shared map overflowed
   spgemm_counter_global_rows = 16,          // rows hashed in global memory
-  spgemm_counter_rank_sorted_rows = 17,     // numeric: rows sorted in their shared table (smallest configurations)
+  spgemm_counter_table_sorted_rows = 17,    // numeric: rows sorted in their shared table (smallest configurations)
   spgemm_counter_merge_sorted_shared = 18,  // numeric: rows sorted by the segmented sort in shared memory
   spgemm_counter_merge_sorted_global = 19,  // numeric: ... in global memory
   spgemm_counter_direct_rows = 20,          // rows referenced directly (one entry in A)
