@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <iomanip>
 #include <limits>
 #include <memory>
@@ -42,6 +43,11 @@ struct SpgemmRowStats {
   int64_t products = 0;            ///< sum over rows of A of the products (nnz(A_i:) * row lengths of B)
   int64_t max_row_products = 0;
   int64_t max_row_range = 0;       ///< largest max column - min column + 1 of a row with products
+  /// Largest need of a row with products: the smaller of its products and its column range (an
+  /// accumulator never holds more keys); and both maxima over the rows of more than one entry of
+  /// A only (the rows left to accumulate when single-entry rows are referenced directly).
+  int64_t max_row_need = 0;
+  int64_t max_row_need_multi = 0, max_row_range_multi = 0;
   int64_t max_longest_b = 0;       ///< longest row of B referenced by any row
   int64_t referencing_entries = 0; ///< entries of A whose row of B is not empty
   int64_t rows_with_products = 0;
@@ -105,13 +111,24 @@ struct SpgemmAnalysis {
   int64_t num_rows = 0, inner = 0, num_cols = 0;  ///< C is num_rows x num_cols, A num_rows x inner
   int64_t nnz_a = 0, nnz_b = 0;
 
-  // Row analysis (Algorithm 1), per row i of A: four arrays in one allocation, row_storage (an
-  // allocation on a GPU is a synchronizing call, and the plan keeps the four together anyway).
-  Kokkos::View<int64_t*, Device> row_storage;   ///< owns the four arrays below
+  // Row analysis (Algorithm 1), per row i of A: four arrays and the result words in one
+  // allocation, row_storage. On a GPU an allocation is a synchronizing call (Kokkos 3.4:
+  // cudaMalloc, then a blocking copy of the allocation's header) and a free one too, so there B's
+  // per-row column ranges, which only the analysis reads, are kept in it as well (8 bytes per row
+  // of B) rather than allocated and freed apart (spgemm_analyse: keep_b_ranges).
+  Kokkos::View<int64_t*, Device> row_storage;   ///< owns every view below
   Kokkos::View<int64_t*, Device> row_products;  ///< products of row i
   Kokkos::View<Ordinal*, Device> row_col_min;   ///< smallest column of C's row i (num_cols if none)
   Kokkos::View<Ordinal*, Device> row_col_max;   ///< largest column of C's row i (-1 if none)
   Kokkos::View<Ordinal*, Device> row_longest_b; ///< longest row of B that row i references
+  /// spgemm_result_words words, zero after the analysis: where the passes' reductions and
+  /// kernels leave what the host reads back, next to each other, so that one copy (one wait for
+  /// the device) reads several (spgemm_read_back). Words [spgemm_results_backend, ...) are the
+  /// backend's (the CUDA counters and bin states, cuda/spgemm_cuda.hpp).
+  Kokkos::View<int64_t*, Device> results;
+  /// Blocking read-backs of device results so far (spgemm_read_back): each one waits for the
+  /// device, so the plan keeps them few (the tests bound them).
+  mutable int64_t host_reads = 0;
   SpgemmRowStats stats;
 
   // Symbolic result.
@@ -135,6 +152,27 @@ struct SpgemmAnalysis {
 template <class T>
 constexpr int64_t spgemm_bytes(int64_t count) {
   return count * static_cast<int64_t>(sizeof(T));
+}
+
+/// The result words kept with the row analysis (SpgemmAnalysis::results): the row analysis's two
+/// reductions first, the backend's words from spgemm_results_backend on.
+inline constexpr int64_t spgemm_result_words = 192;
+inline constexpr int64_t spgemm_results_analyse_b = 0;
+inline constexpr int64_t spgemm_results_analyse_a = 5;
+inline constexpr int64_t spgemm_results_backend = 24;
+
+/// Copies words [first, first + count) of `words` (on the plan's device) into `out` on the host
+/// and waits for them: the one way the passes read device results back, counted in `reads`. One
+/// copy of adjacent words, however many results they hold: on a GPU each copy waits for
+/// everything queued before it.
+template <class ExecSpace, class T, class Device>
+void spgemm_read_back(const ExecSpace& space, const Kokkos::View<T*, Device>& words, int64_t first, int64_t count,
+                      T* out, int64_t& reads) {
+  ++reads;
+  if (count <= 0) return;
+  const Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> host(out, count);
+  Kokkos::deep_copy(space, host, Kokkos::subview(words, Kokkos::make_pair(first, first + count)));
+  space.fence();
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -295,6 +333,7 @@ template <class RowMapA, class EntriesA, class RowMapB, class ColumnView, class 
 struct SpgemmAnalyseA {
   struct value_type {
     int64_t products, max_products, max_range, max_longest, referencing, rows_with_products, single_entry_rows;
+    int64_t max_need, max_need_multi, max_range_multi;
     int64_t bad_row_map, bad_column;
   };
   RowMapA row_map_a;
@@ -337,16 +376,23 @@ struct SpgemmAnalyseA {
     row_max(i) = static_cast<Ordinal>(hi);
     row_longest(i) = static_cast<Ordinal>(longest);
     if (products > 0) {
+      const int64_t range = hi - lo + 1, need = products < range ? products : range;
       v.products += products;
       v.max_products = products > v.max_products ? products : v.max_products;
-      v.max_range = hi - lo + 1 > v.max_range ? hi - lo + 1 : v.max_range;
+      v.max_range = range > v.max_range ? range : v.max_range;
+      v.max_need = need > v.max_need ? need : v.max_need;
       v.max_longest = longest > v.max_longest ? longest : v.max_longest;
       v.referencing += referencing;
       ++v.rows_with_products;
-      if (end - begin == 1) ++v.single_entry_rows;
+      if (end - begin == 1) {
+        ++v.single_entry_rows;
+      } else {
+        v.max_need_multi = need > v.max_need_multi ? need : v.max_need_multi;
+        v.max_range_multi = range > v.max_range_multi ? range : v.max_range_multi;
+      }
     }
   }
-  KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v = {0, 0, 0, 0, 0, 0, 0, -1, -1}; }
+  KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, -1}; }
   KOKKOS_INLINE_FUNCTION static void combine(value_type& d, const value_type& s) {
     d.products += s.products;
     d.max_products = s.max_products > d.max_products ? s.max_products : d.max_products;
@@ -355,6 +401,9 @@ struct SpgemmAnalyseA {
     d.referencing += s.referencing;
     d.rows_with_products += s.rows_with_products;
     d.single_entry_rows += s.single_entry_rows;
+    d.max_need = s.max_need > d.max_need ? s.max_need : d.max_need;
+    d.max_need_multi = s.max_need_multi > d.max_need_multi ? s.max_need_multi : d.max_need_multi;
+    d.max_range_multi = s.max_range_multi > d.max_range_multi ? s.max_range_multi : d.max_range_multi;
     if (s.bad_row_map >= 0 && (d.bad_row_map < 0 || s.bad_row_map < d.bad_row_map)) d.bad_row_map = s.bad_row_map;
     if (s.bad_column >= 0 && (d.bad_column < 0 || s.bad_column < d.bad_column)) d.bad_column = s.bad_column;
   }
@@ -371,6 +420,9 @@ struct SpgemmAnalyseA {
     d.referencing = a.referencing;
     d.rows_with_products = a.rows_with_products;
     d.single_entry_rows = a.single_entry_rows;
+    d.max_need = a.max_need;
+    d.max_need_multi = a.max_need_multi;
+    d.max_range_multi = a.max_range_multi;
     d.bad_row_map = a.bad_row_map;
     d.bad_column = a.bad_column;
   }
@@ -382,6 +434,9 @@ struct SpgemmAnalyseA {
     d.referencing = s.referencing;
     d.rows_with_products = s.rows_with_products;
     d.single_entry_rows = s.single_entry_rows;
+    d.max_need = s.max_need;
+    d.max_need_multi = s.max_need_multi;
+    d.max_range_multi = s.max_range_multi;
     d.bad_row_map = s.bad_row_map;
     d.bad_column = s.bad_column;
   }
@@ -406,23 +461,52 @@ void spgemm_report_bad_row(const char* name, const CrsType& M, int64_t row, bool
   throw InvalidArgument(concat("SpgemmPlan: ", name, " has an invalid entry in row ", row));
 }
 
-/// parallel_reduce of f over [0, n) into v, or a plain loop on the calling thread when `serial`
-/// (a small problem on a host space: a parallel region would cost more than the rows).
-template <class ExecSpace, class Functor, class Value>
-void spgemm_reduce(const char* label, const ExecSpace& space, int64_t n, const Functor& f, Value& v, bool serial) {
-  if (serial) {
-    f.init(v);
-    for (int64_t i = 0; i < n; ++i) f(i, v);
-    return;
+/// Words of the row analysis's one allocation (row_storage) for M rows of A and K rows of B:
+/// products, then the three Ordinal arrays, then (keep_b_ranges) B's two column-range arrays
+/// (each group padded to 8 bytes), then the result words.
+template <class Ordinal>
+struct SpgemmStorageLayout {
+  int64_t ordinals = 0, b_ranges = 0, results = 0, words = 0;  // first word of each part; total
+  SpgemmStorageLayout(int64_t M, int64_t K, bool keep_b_ranges) {
+    ordinals = M;
+    b_ranges = ordinals + (3 * spgemm_bytes<Ordinal>(M) + 7) / 8;
+    results = b_ranges + (keep_b_ranges ? (2 * spgemm_bytes<Ordinal>(K) + 7) / 8 : 0);
+    words = results + spgemm_result_words;
   }
-  Kokkos::parallel_reduce(label, Kokkos::RangePolicy<ExecSpace>(space, 0, n), f, v);
+};
+
+/// Bytes the plan keeps of the row analysis (row_storage) and C's row map.
+template <class Ordinal, class Offset>
+int64_t spgemm_analysis_bytes(int64_t num_rows, int64_t inner, bool keep_b_ranges) {
+  return spgemm_bytes<int64_t>(SpgemmStorageLayout<Ordinal>(num_rows, inner, keep_b_ranges).words) +
+         spgemm_bytes<Offset>(num_rows + 1);
+}
+
+/// Whether the analysis on ExecSpace keeps B's column ranges in its allocation: on a device, where
+/// allocating and freeing them apart would make the host wait twice. On a host space they are a
+/// temporary (the plan keeps less, and allocating there makes nothing wait).
+template <class ExecSpace>
+inline constexpr bool spgemm_keeps_b_ranges_v = !is_host_space_v<ExecSpace>;
+
+/// Zeroes `count` words at `first` of `words` (queued on `space` for a device).
+template <class ExecSpace, class T, class Device>
+void spgemm_zero_words(const ExecSpace& space, const Kokkos::View<T*, Device>& words, int64_t first, int64_t count) {
+  if (count <= 0) return;
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Device::memory_space>::accessible)
+    std::fill_n(words.data() + first, count, T(0));
+  else
+    Kokkos::deep_copy(space, Kokkos::subview(words, Kokkos::make_pair(first, first + count)), T(0));
 }
 
 /// Checks the shapes and runs the row analysis on `space`: fills the per-row Views and stats of
 /// `an` (its dimensions are set here) and throws InvalidArgument for mismatched shapes or an
-/// invalid pattern of A or B. Temporaries: B's per-row column range (2 * rows(B) ordinals).
+/// invalid pattern of A or B. One allocation kept (row_storage; B's column ranges in it when
+/// keep_b_ranges, else in a temporary) and, for a parallel run, one read-back of both reductions:
+/// B's pass, then A's, queued one after the other. A's pass is safe on an
+/// invalid B (it reads B's row map only at rows [0, K), whose extent was checked, and B's ranges,
+/// which B's pass set for every row), so B's problems are reported first all the same.
 template <class ExecSpace, class CrsType, class Analysis>
-void spgemm_analyse_rows(const ExecSpace& space, const CrsType& A, const CrsType& B, Analysis& an) {
+void spgemm_analyse_rows(const ExecSpace& space, const CrsType& A, const CrsType& B, Analysis& an, bool keep_b_ranges) {
   using Ordinal = typename CrsType::non_const_ordinal_type;
   using Device = typename CrsType::device_type;
   SPROCKET_REQUIRE(A.numCols() == B.numRows(), "SpgemmPlan: A is ", A.numRows(), " x ", A.numCols(), " and B is ",
@@ -444,44 +528,71 @@ void spgemm_analyse_rows(const ExecSpace& space, const CrsType& A, const CrsType
   check_row_map("A", A);
   check_row_map("B", B);
   const int64_t M = an.num_rows, K = an.inner;
-  // products (8-byte words) first, then the three Ordinal arrays; views into row_storage, which
-  // owns the memory (the analysis holds it as long as the views).
-  const int64_t ordinal_words = (3 * spgemm_bytes<Ordinal>(M) + 7) / 8;
+  const SpgemmStorageLayout<Ordinal> layout(M, K, keep_b_ranges);
   an.row_storage = Kokkos::View<int64_t*, Device>(
-      Kokkos::ViewAllocateWithoutInitializing("Sprocket::spgemm::row_analysis"), M + ordinal_words);
-  Ordinal* const ordinals = reinterpret_cast<Ordinal*>(an.row_storage.data() + M);
-  an.row_products = Kokkos::View<int64_t*, Device>(an.row_storage.data(), M);
+      Kokkos::ViewAllocateWithoutInitializing("Sprocket::spgemm::row_analysis"), layout.words);
+  int64_t* const base = an.row_storage.data();
+  Ordinal* const ordinals = reinterpret_cast<Ordinal*>(base + layout.ordinals);
+  an.row_products = Kokkos::View<int64_t*, Device>(base, M);
   an.row_col_min = Kokkos::View<Ordinal*, Device>(ordinals, M);
   an.row_col_max = Kokkos::View<Ordinal*, Device>(ordinals + M, M);
   an.row_longest_b = Kokkos::View<Ordinal*, Device>(ordinals + 2 * M, M);
+  an.results = Kokkos::subview(an.row_storage, Kokkos::make_pair(layout.results, layout.words));
+  spgemm_zero_words(space, an.results, 0, spgemm_result_words);
   if (M == 0) return;
-  // B's per-row column range, both halves in one temporary allocation.
-  const Kokkos::View<Ordinal*, Device> b_range(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spgemm::b_range"),
-                                               2 * K);
-  const Kokkos::View<Ordinal*, Device> b_min(b_range.data(), K), b_max(b_range.data() + K, K);
+  Kokkos::View<Ordinal*, Device> b_range_temporary;
+  if (!keep_b_ranges)
+    b_range_temporary =
+        Kokkos::View<Ordinal*, Device>(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spgemm::b_range"), 2 * K);
+  Ordinal* const b_ranges =
+      keep_b_ranges ? reinterpret_cast<Ordinal*>(base + layout.b_ranges) : b_range_temporary.data();
+  const Kokkos::View<Ordinal*, Device> b_min(b_ranges, K), b_max(b_ranges + K, K);
   using RowMap = decltype(B.graph.row_map);
   using Entries = decltype(B.graph.entries);
-  typename SpgemmAnalyseB<RowMap, Entries, decltype(b_min)>::value_type vb{-1, -1, 0, 0, 0};
+  using ColumnView = Kokkos::View<Ordinal*, Device>;
+  using AnalyseB = SpgemmAnalyseB<RowMap, Entries, ColumnView>;
+  using AnalyseA = SpgemmAnalyseA<RowMap, Entries, RowMap, ColumnView, decltype(an.row_products)>;
+  using ValueB = typename AnalyseB::value_type;
+  using ValueA = typename AnalyseA::value_type;
+  static_assert(sizeof(ValueB) == 8 * (spgemm_results_analyse_a - spgemm_results_analyse_b) &&
+                    sizeof(ValueA) <= 8 * (spgemm_results_backend - spgemm_results_analyse_a),
+                "the analysis's reductions fit their result words");
+  ValueB vb{-1, -1, 0, 0, 0};
+  const AnalyseB fb{B.graph.row_map, B.graph.entries, b_min, b_max, an.nnz_b, static_cast<int64_t>(B.numCols())};
+  // (A's entries are checked against [0, K) before B's row map is read.)
+  const AnalyseA fa{A.graph.row_map, A.graph.entries, B.graph.row_map, b_min,    b_max, an.row_products,
+                    an.row_col_min,  an.row_col_max,  an.row_longest_b, an.nnz_a, K,     an.num_cols};
+  ValueA va;
+  fa.init(va);
   const bool serial = Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible &&
                       M + K + an.nnz_a + an.nnz_b < spgemm_host_serial_work;
-  if (K > 0) {
-    SpgemmAnalyseB<RowMap, Entries, decltype(b_min)> fb{B.graph.row_map, B.graph.entries, b_min, b_max, an.nnz_b,
-                                                        static_cast<int64_t>(B.numCols())};
-    spgemm_reduce("Sprocket::spgemm::analyse_b", space, K, fb, vb, serial);
+  if (serial) {
+    // A small problem on a host space: a parallel region would cost more than the rows.
+    for (int64_t j = 0; j < K; ++j) fb(j, vb);
+    for (int64_t i = 0; i < M; ++i) fa(i, va);
+  } else {
+    // Both reductions leave their results in the result words; one read-back takes both.
+    using Results = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+    const Kokkos::View<ValueB, Device, Results> rb(reinterpret_cast<ValueB*>(an.results.data() + spgemm_results_analyse_b));
+    const Kokkos::View<ValueA, Device, Results> ra(reinterpret_cast<ValueA*>(an.results.data() + spgemm_results_analyse_a));
+    const Kokkos::RangePolicy<ExecSpace> rows_b(space, 0, K), rows_a(space, 0, M);
+    if (K > 0) Kokkos::parallel_reduce("Sprocket::spgemm::analyse_b", rows_b, fb, rb);
+    Kokkos::parallel_reduce("Sprocket::spgemm::analyse_a", rows_a, fa, ra);
+    int64_t words[spgemm_results_backend];
+    spgemm_read_back(space, an.results, 0, spgemm_results_backend, words, an.host_reads);
+    if (K > 0) std::memcpy(&vb, words + spgemm_results_analyse_b, sizeof vb);
+    std::memcpy(&va, words + spgemm_results_analyse_a, sizeof va);
   }
   if (vb.bad_row_map >= 0) spgemm_report_bad_row("B", B, vb.bad_row_map, true);
   if (vb.bad_column >= 0) spgemm_report_bad_row("B", B, vb.bad_column, false);
-  // (A's entries are checked against [0, K) before B's row map is read.)
-  SpgemmAnalyseA<RowMap, Entries, RowMap, decltype(b_min), decltype(an.row_products)> fa{
-      A.graph.row_map, A.graph.entries, B.graph.row_map, b_min,    b_max, an.row_products,
-      an.row_col_min,  an.row_col_max,  an.row_longest_b, an.nnz_a, K,     an.num_cols};
-  typename decltype(fa)::value_type va{0, 0, 0, 0, 0, 0, 0, -1, -1};
-  spgemm_reduce("Sprocket::spgemm::analyse_a", space, M, fa, va, serial);
   if (va.bad_row_map >= 0) spgemm_report_bad_row("A", A, va.bad_row_map, true);
   if (va.bad_column >= 0) spgemm_report_bad_row("A", A, va.bad_column, false);
   an.stats.products = va.products;
   an.stats.max_row_products = va.max_products;
   an.stats.max_row_range = va.max_range;
+  an.stats.max_row_need = va.max_need;
+  an.stats.max_row_need_multi = va.max_need_multi;
+  an.stats.max_row_range_multi = va.max_range_multi;
   an.stats.max_longest_b = va.max_longest;
   an.stats.referencing_entries = va.referencing;
   an.stats.rows_with_products = va.rows_with_products;
@@ -491,10 +602,19 @@ void spgemm_analyse_rows(const ExecSpace& space, const CrsType& A, const CrsType
   an.stats.b_column_runs = vb.runs;
 }
 
-/// Bytes of the row analysis's arrays kept by the plan (and the temporary B ranges).
-template <class Ordinal, class Offset>
-int64_t spgemm_analysis_bytes(int64_t num_rows) {
-  return spgemm_bytes<int64_t>(num_rows) + 3 * spgemm_bytes<Ordinal>(num_rows) + spgemm_bytes<Offset>(num_rows + 1);
+/// The row analysis as a plan begins: what it keeps (spgemm_analysis_bytes) and its temporaries
+/// checked against the memory limit before anything is allocated, then spgemm_analyse_rows.
+/// keep_b_ranges: spgemm_keeps_b_ranges_v of the plan's execution space (the CUDA emulation runs
+/// the analysis on the host as the plan runs it on a GPU, and says so).
+template <class ExecSpace, class CrsType, class Analysis>
+void spgemm_analyse(const ExecSpace& space, const CrsType& A, const CrsType& B, Analysis& an,
+                    bool keep_b_ranges = spgemm_keeps_b_ranges_v<ExecSpace>) {
+  using Ordinal = typename CrsType::non_const_ordinal_type;
+  using Offset = typename CrsType::non_const_size_type;
+  an.memory.analysis_bytes = spgemm_analysis_bytes<Ordinal, Offset>(A.numRows(), A.numCols(), keep_b_ranges);
+  an.memory.symbolic_bytes = keep_b_ranges ? 0 : spgemm_bytes<Ordinal>(2 * A.numCols());  // the temporary ranges
+  spgemm_require_memory(an.memory, 0, an.memory.analysis_bytes + an.memory.symbolic_bytes, "the row analysis");
+  spgemm_analyse_rows(space, A, B, an, keep_b_ranges);
 }
 
 /// The ratio name printed by describe(): "12.5 MiB".

@@ -113,12 +113,8 @@ SpgemmPlan<CrsType>::SpgemmPlan(const CrsType& A, const CrsType& B, const Spgemm
   an_.memory.limit_bytes =
       Impl::spgemm_memory_limit(options.memory_limit_bytes, Impl::spgemm_device_available_bytes<execution_space>());
   const execution_space space;
-  const int64_t M = A.numRows(), K = A.numCols();
-  an_.memory.analysis_bytes = Impl::spgemm_analysis_bytes<ordinal_type, offset_type>(M);
-  an_.memory.symbolic_bytes = Impl::spgemm_bytes<ordinal_type>(2 * K);  // B's column ranges
-  Impl::spgemm_require_memory(an_.memory, 0, an_.memory.analysis_bytes + an_.memory.symbolic_bytes,
-                              "the row analysis");
-  Impl::spgemm_analyse_rows(space, A, B, an_);
+  const int64_t M = A.numRows();
+  Impl::spgemm_analyse(space, A, B, an_);
   Impl::spgemm_symbolic(space, A, B, an_);
   an_.symbolic_done = true;
   an_.memory.output_bytes = Impl::spgemm_bytes<offset_type>(M + 1) + Impl::spgemm_bytes<ordinal_type>(an_.nnz_c) +

@@ -99,11 +99,8 @@ void construct_plan(const cuda_emulation::Device& device, const HostCsr& host_a,
       Impl::spgemm_resolve_thresholds(options.numeric_thresholds, Impl::spgemm_cuda_numeric_thresholds);
   an.memory.limit_bytes =
       Impl::spgemm_memory_limit(options.memory_limit_bytes, Impl::cuda::spgemm_device_free_bytes(device));
-  const int64_t M = A.numRows(), K = A.numCols();
-  an.memory.analysis_bytes = Impl::spgemm_analysis_bytes<int, int>(M);
-  an.memory.symbolic_bytes = Impl::spgemm_bytes<int>(2 * K);
-  Impl::spgemm_require_memory(an.memory, 0, an.memory.analysis_bytes + an.memory.symbolic_bytes, "the row analysis");
-  Impl::spgemm_analyse_rows(Kokkos::DefaultHostExecutionSpace(), A, B, an);
+  const int64_t M = A.numRows();
+  Impl::spgemm_analyse(Kokkos::DefaultHostExecutionSpace(), A, B, an, true);  // as on Kokkos::Cuda
   Impl::cuda::spgemm_symbolic(device, A, B, an);
   if (sampled) exact_row_map(host_a, host_b, an);
   const int64_t output_held =
@@ -184,7 +181,8 @@ ApplyProfile profile_spgemm(const ProfileRequest& request, const HostCsr& host) 
               "bins: " + launch_range(1, plan_launches) + ") and the first numeric pass (C's columns and values: " +
               launch_range(plan_launches + 1, out.launches.size()) +
               "); not recorded: the row analysis, reductions, prefix sums, fills and read-backs (Kokkos' own kernels "
-              "and copies), allocations; numeric_seconds (the re-run) is numeric<false>, without the sort; " +
+              "and copies; " + std::to_string(an.host_reads) + " read-backs, each a wait for the device), allocations; "
+              "numeric_seconds (the re-run) is numeric<false>, without the sort; " +
               (sampled ? "sampled: C's row map computed on the host in place of the sampled symbolic pass's counts; "
                        : "") +
               an.schedule_summary + "; ";

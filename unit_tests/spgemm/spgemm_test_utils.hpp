@@ -109,6 +109,16 @@ inline HostCsr single_entry_rows(int64_t rows, int64_t cols, uint64_t salt) {
   return HostCsr::from_triplets(rows, cols, std::move(t));
 }
 
+/// A pair (A, B) whose longest product row comes from a single-entry row of A: A is rows x inner
+/// with every row i % 4 == 1 one entry, rows i % 4 == 3 empty and the others 2 to 5 entries; B
+/// (inner x cols) has a dense row 0, which only A's row 1 references. The maxima over every row
+/// with products and over the rows of several entries (those accumulated when single-entry rows
+/// are direct) then differ.
+struct ProductPair {
+  HostCsr A, B;
+};
+inline ProductPair single_entry_row_reaches_dense_row(int64_t rows, int64_t inner, int64_t cols, uint64_t salt);
+
 /// A with row `row` holding every column (a dense row of A: its product row reaches every row
 /// of B) and every other row a few random entries.
 inline HostCsr with_dense_row(int64_t rows, int64_t cols, int64_t row, uint64_t salt) {
@@ -122,6 +132,19 @@ inline HostCsr with_dense_row(int64_t rows, int64_t cols, int64_t row, uint64_t 
     for (int64_t k = R.row_map[i]; k < R.row_map[i + 1]; ++k) t.push_back({i, R.entries[k], R.values[k]});
   }
   return HostCsr::from_triplets(rows, cols, std::move(t));
+}
+
+inline ProductPair single_entry_row_reaches_dense_row(int64_t rows, int64_t inner, int64_t cols, uint64_t salt) {
+  std::mt19937_64 rng(seed_for(salt));
+  std::vector<Triplet> t;
+  for (int64_t i = 0; i < rows; ++i) {
+    const int64_t len = i % 4 == 1 ? 1 : i % 4 == 3 ? 0 : 2 + static_cast<int64_t>(rng() % 4);
+    for (int64_t k = 0; k < len; ++k) {
+      const int64_t j = i == 1 ? 0 : 1 + static_cast<int64_t>(rng() % (inner - 1));
+      t.push_back({i, j, static_cast<double>(static_cast<int>(rng() % 17) - 8) / 4.0});
+    }
+  }
+  return {HostCsr::from_triplets(rows, inner, std::move(t)), with_dense_row(inner, cols, 0, salt + 1)};
 }
 
 /// Values chosen so that some products cancel exactly: C = A * B with A = [1 1] rows over B

@@ -307,6 +307,61 @@ TYPED_TEST(SpgemmTest, PlanReportsShapeProductsAndMemory) {
   EXPECT_TRUE(test::spgemm_matches<Scalar>(A, B, to_host_csr(C), true));
 }
 
+/// The row analysis's statistics against a serial count, on a small pair (one thread on a host
+/// space) and a large one (parallel reductions): single-entry rows of A next to accumulated and
+/// empty ones, and a dense row of B reached only by a single-entry row, so that the maxima over
+/// every row and over the rows of several entries differ.
+TYPED_TEST(SpgemmTest, RowAnalysisMatchesASerialCount) {
+  for (const int64_t rows : {120, 6000}) {
+    const int64_t inner = rows * 5 / 6, cols = rows * 2 / 3;
+    const auto [A, B] = test::single_entry_row_reaches_dense_row(rows, inner, cols, 130 + rows);
+    const auto a = to_crs<TypeParam>(A), b = to_crs<TypeParam>(B);
+    const SpgemmPlan<TypeParam> plan(a, b);
+    const auto& st = plan.analysis().stats;
+    Impl::SpgemmRowStats ref;
+    for (int64_t i = 0; i < rows; ++i) {
+      int64_t products = 0, longest = 0, referencing = 0, lo = cols, hi = -1;
+      for (int64_t k = A.row_map[i]; k < A.row_map[i + 1]; ++k) {
+        const int64_t j = A.entries[k], len = B.row_length(j);
+        if (len == 0) continue;
+        products += len;
+        ++referencing;
+        longest = std::max(longest, len);
+        lo = std::min<int64_t>(lo, B.entries[B.row_map[j]]);
+        hi = std::max<int64_t>(hi, B.entries[B.row_map[j + 1] - 1]);
+      }
+      if (products == 0) continue;
+      const int64_t range = hi - lo + 1, need = std::min(products, range);
+      ref.products += products;
+      ref.max_row_products = std::max(ref.max_row_products, products);
+      ref.max_row_range = std::max(ref.max_row_range, range);
+      ref.max_row_need = std::max(ref.max_row_need, need);
+      ref.max_longest_b = std::max(ref.max_longest_b, longest);
+      ref.referencing_entries += referencing;
+      ++ref.rows_with_products;
+      if (A.row_length(i) == 1) {
+        ++ref.single_entry_rows;
+      } else {
+        ref.max_row_need_multi = std::max(ref.max_row_need_multi, need);
+        ref.max_row_range_multi = std::max(ref.max_row_range_multi, range);
+      }
+    }
+    ASSERT_EQ(ref.max_row_need, cols) << "the dense row of B is reached";
+    ASSERT_LT(ref.max_row_need_multi, cols) << "by a single-entry row only";
+    EXPECT_EQ(st.products, ref.products) << rows;
+    EXPECT_EQ(st.max_row_products, ref.max_row_products) << rows;
+    EXPECT_EQ(st.max_row_range, ref.max_row_range) << rows;
+    EXPECT_EQ(st.max_row_need, ref.max_row_need) << rows;
+    EXPECT_EQ(st.max_row_need_multi, ref.max_row_need_multi) << rows;
+    EXPECT_EQ(st.max_row_range_multi, ref.max_row_range_multi) << rows;
+    EXPECT_EQ(st.max_longest_b, ref.max_longest_b) << rows;
+    EXPECT_EQ(st.referencing_entries, ref.referencing_entries) << rows;
+    EXPECT_EQ(st.rows_with_products, ref.rows_with_products) << rows;
+    EXPECT_EQ(st.single_entry_rows, ref.single_entry_rows) << rows;
+    EXPECT_TRUE(st.b_rows_sorted) << rows;
+  }
+}
+
 TYPED_TEST(SpgemmTest, MemoryLimitThrowsBeforeAllocating) {
   const HostCsr A = test::random_csr(200, 200, 20, 130);
   const auto a = to_crs<TypeParam>(A);

@@ -28,6 +28,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <random>
@@ -87,12 +88,31 @@ struct Kit {
 
 using Counters = std::array<int64_t, Impl::spgemm_num_counters>;
 
+/// Kokkos allocations labelled "Sprocket::spgemm::" while a CountingAllocations is alive (through
+/// Kokkos Tools' allocation callback): on a GPU each one is a cudaMalloc and a blocking copy.
+struct SpgemmAllocations {
+  static inline int64_t count = 0;
+  static void on_allocate(Kokkos::Profiling::SpaceHandle, const char* label, const void*, uint64_t) {
+    if (std::strncmp(label, "Sprocket::spgemm::", 18) == 0) ++count;
+  }
+};
+class CountingAllocations {
+ public:
+  CountingAllocations() { Kokkos::Tools::Experimental::set_allocate_data_callback(&SpgemmAllocations::on_allocate); }
+  ~CountingAllocations() { Kokkos::Tools::Experimental::set_allocate_data_callback(nullptr); }
+  CountingAllocations(const CountingAllocations&) = delete;
+  CountingAllocations& operator=(const CountingAllocations&) = delete;
+};
+
 template <class K>
 struct Outcome {
   typename K::Analysis an;
   HostCsr C;
   std::vector<emu::LaunchRecord> symbolic_launches, numeric_launches, rerun_launches, second_rerun_launches;
   Counters numeric_counters{}, rerun_counters{};
+  /// After the analysis, the symbolic pass, the numeric schedule and the first numeric pass: the
+  /// read-backs so far (SpgemmAnalysis::host_reads) and the counted allocations so far.
+  std::array<int64_t, 4> reads{}, allocations{};
 };
 
 /// The options as the plan resolves them for CUDA.
@@ -109,10 +129,7 @@ void prepare(typename K::Analysis& an, const typename K::Crs& A, const typename 
   an.options = cuda_options(options);
   an.memory.limit_bytes =
       Impl::spgemm_memory_limit(options.memory_limit_bytes, icuda::spgemm_device_free_bytes(device));
-  an.memory.analysis_bytes = Impl::spgemm_analysis_bytes<int, typename K::Offset>(A.numRows());
-  an.memory.symbolic_bytes = Impl::spgemm_bytes<int>(2 * A.numCols());
-  Impl::spgemm_require_memory(an.memory, 0, an.memory.analysis_bytes + an.memory.symbolic_bytes, "the row analysis");
-  Impl::spgemm_analyse_rows(typename K::Host(), A, B, an);
+  Impl::spgemm_analyse(typename K::Host(), A, B, an, true);  // B's ranges kept, as on Kokkos::Cuda
 }
 
 /// C = A * B (A and B rounded to Scalar first), checked; then the numeric pass again with new
@@ -127,13 +144,21 @@ Outcome<K> run_product(const HostCsr& A0, const HostCsr& B0, const SpgemmOptions
   const Crs Ad = to_crs<Crs>(A), Bd = to_crs<Crs>(B);
   emu::Device device = make_device(schedule, shape);
   auto& an = out.an;
+  const int64_t allocations = SpgemmAllocations::count;
+  const auto step = [&](int k) {
+    out.reads[k] = an.host_reads;
+    out.allocations[k] = SpgemmAllocations::count - allocations;
+  };
   prepare<K>(an, Ad, Bd, options, device);
+  step(0);
   icuda::spgemm_symbolic(device, Ad, Bd, an);
+  step(1);
   out.symbolic_launches = device.stream.history;
   device.stream.history.clear();
   const int64_t held =
       an.memory.analysis_bytes + Impl::spgemm_bytes<int>(an.nnz_c) + Impl::spgemm_bytes<Scalar>(an.nnz_c);
   icuda::spgemm_numeric_schedule(device, Ad, an, held);
+  step(2);
   an.memory.output_bytes = Impl::spgemm_bytes<typename K::Offset>(an.num_rows + 1) + Impl::spgemm_bytes<int>(an.nnz_c) +
                            Impl::spgemm_bytes<Scalar>(an.nnz_c);
   Impl::spgemm_update_peak(an.memory);
@@ -147,6 +172,7 @@ Outcome<K> run_product(const HostCsr& A0, const HostCsr& B0, const SpgemmOptions
   const Crs C("C", static_cast<int>(an.num_rows), static_cast<int>(an.num_cols), an.nnz_c, values, an.row_map_c,
               entries);
   icuda::spgemm_numeric<true>(device, Ad, Bd, an, C);
+  step(3);
   out.numeric_launches = device.stream.history;
   device.stream.history.clear();
   out.numeric_counters = icuda::spgemm_cuda_numeric_counters(an);
@@ -512,6 +538,38 @@ TEST(SpgemmCudaEmulated, SingleEntryRowsReferenceBDirectly) {
     EXPECT_EQ(r.an.symbolic_rows.direct, 0);
     EXPECT_EQ(r.numeric_counters[Impl::spgemm_counter_direct_rows], 0);
     EXPECT_EQ(launches_of(r.numeric_launches, "spgemm_direct_kernel"), 0);
+  }
+}
+
+/// The symbolic pass sizes its accumulators by the rows it accumulates: with direct rows on, the
+/// dense row of B that only a single-entry row reaches is copied, not accumulated, so the need and
+/// the column range are those of the rows of several entries; with them off, every row's.
+TEST(SpgemmCudaEmulated, DirectRowsLeaveTheNeedToAccumulatedRows) {
+  const auto [A, B] = test::single_entry_row_reaches_dense_row(120, 100, 110, 161);
+  int64_t need_multi = 0, range_multi = 0, single = 0;
+  for (int64_t i = 0; i < A.num_rows; ++i) {
+    if (A.row_length(i) == 1) single += B.row_length(A.entries[A.row_map[i]]) > 0;
+    if (A.row_length(i) < 2) continue;
+    int64_t products = 0, lo = B.num_cols, hi = -1;
+    for (int64_t k = A.row_map[i]; k < A.row_map[i + 1]; ++k) {
+      const int64_t j = A.entries[k];
+      if (B.row_length(j) == 0) continue;
+      products += B.row_length(j);
+      lo = std::min<int64_t>(lo, B.entries[B.row_map[j]]);
+      hi = std::max<int64_t>(hi, B.entries[B.row_map[j + 1] - 1]);
+    }
+    if (products == 0) continue;
+    need_multi = std::max(need_multi, std::min(products, hi - lo + 1));
+    range_multi = std::max(range_multi, hi - lo + 1);
+  }
+  ASSERT_LT(need_multi, 110);
+  for (const bool direct : {true, false}) {
+    SpgemmOptions o = with(SpgemmBalance::uniform, SpgemmBalance::uniform);
+    o.direct_rows = direct;
+    const auto r = run_product<Double>(A, B, o, small_device, schedules(162)[direct ? 0 : 1], 163);
+    EXPECT_EQ(r.an.cuda.symbolic.max_need, direct ? need_multi : 110) << direct;
+    EXPECT_EQ(r.an.cuda.symbolic.max_range, direct ? range_multi : 110) << direct;
+    EXPECT_EQ(r.an.symbolic_rows.direct, direct ? single : 0) << direct;
   }
 }
 
@@ -977,12 +1035,47 @@ TEST(SpgemmCudaEmulated, MemoryLimitShrinksGlobalTablesOrThrows) {
   // Room for the row analysis only: the symbolic pass throws before it allocates.
   SpgemmOptions tiny = forced;
   tiny.memory_limit_bytes =
-      Impl::spgemm_analysis_bytes<int, int>(A.num_rows) + Impl::spgemm_bytes<int>(2 * A.num_cols) + 16;
+      Impl::spgemm_analysis_bytes<int, int>(A.num_rows, A.num_cols, true) + 16;
   emu::Device device = make_device(schedules(132)[0], small_device);
   typename Double::Analysis an;
   const auto Ad = to_crs<Double::Crs>(A);
   prepare<Double>(an, Ad, Ad, tiny, device);
   EXPECT_THROW(icuda::spgemm_symbolic(device, Ad, Ad, an), ResourceError);
+}
+
+/// What a plan costs the host beyond its kernels on a GPU: each allocation (cudaMalloc, then a
+/// blocking copy of its header, in Kokkos 3.4) and each read-back waits for the device. Uniform
+/// passes: the analysis allocates its one storage and reads back its two reductions at once; the
+/// symbolic pass allocates C's row map and reads back once at its end (counters, row counts); the
+/// numeric schedule and the first numeric pass neither allocate nor read. Binned passes add their
+/// bin counts' read-back and row lists (and the symbolic pass its overflow count, when a row may
+/// overflow; the numeric schedule its merged-block count).
+TEST(SpgemmCudaEmulated, PlanAllocatesAndReadsBackOncePerStep) {
+  const HostCsr A = gen::poisson3d(14);  // large enough for the parallel (read-back) analysis
+  ASSERT_GE(2 * (A.num_rows + A.nnz()), Impl::spgemm_host_serial_work);
+  const CountingAllocations counting;
+  const auto u = run_product<Double>(A, A, SpgemmOptions{}, small_device, schedules(151)[0], 152);
+  ASSERT_EQ(u.an.cuda.symbolic.balance, SpgemmBalance::uniform);
+  ASSERT_EQ(u.an.cuda.numeric.balance, SpgemmBalance::uniform);
+  using Steps = std::array<int64_t, 4>;
+  EXPECT_EQ(u.reads, (Steps{1, 2, 2, 2}));
+  EXPECT_EQ(u.allocations, (Steps{1, 2, 2, 2}));
+
+  const auto b = run_product<Double>(A, A, with(SpgemmBalance::binned, SpgemmBalance::binned), small_device,
+                                     schedules(151)[1], 153);
+  const auto& sym = b.an.cuda.symbolic;
+  ASSERT_EQ(sym.balance, SpgemmBalance::binned);
+  ASSERT_EQ(b.an.cuda.numeric.balance, SpgemmBalance::binned);
+  const int speculative = Impl::spgemm_cuda_hash_bin(0);
+  const bool may_overflow =
+      sym.bin_rows[speculative] > 0 && sym.bin_max_need[speculative] > b.an.cuda.configs[0].symbolic_slots;
+  const int64_t symbolic_reads = 2 + may_overflow;
+  EXPECT_EQ(b.reads, (Steps{1, 1 + symbolic_reads, 3 + symbolic_reads, 3 + symbolic_reads}));
+  // C's row map, the symbolic bins' list and merged blocks; the numeric bins' list and merged
+  // blocks; no global tables or sort buffers for these short rows.
+  EXPECT_EQ(sym.global_tables, 0);
+  EXPECT_EQ(b.an.cuda.numeric.global_tables + b.an.cuda.numeric.sort_tables, 0);
+  EXPECT_EQ(b.allocations, (Steps{1, 4 + may_overflow, 6 + may_overflow, 6 + may_overflow}));
 }
 
 TEST(SpgemmCudaEmulated, DescribeListsConfigurationsAndBins) {

@@ -72,9 +72,17 @@
 // take more than 32 dense chunks are hashed in global memory instead.
 //
 // Memory: every temporary is counted in SpgemmMemory and checked with spgemm_require_memory
-// before it is allocated: symbolic temporaries (bins, descriptors, overflow list, global tables,
-// counters) in symbolic_bytes, the numeric bins kept by the plan in analysis_bytes, the numeric
-// pass's global tables and sort buffers in numeric_bytes (allocated by every numeric call).
+// before it is allocated: symbolic temporaries (bins, descriptors, overflow list, global tables)
+// in symbolic_bytes, the numeric bins kept by the plan in analysis_bytes, the numeric pass's
+// global tables and sort buffers in numeric_bytes (allocated by every numeric call).
+//
+// Waiting for the device: every allocation (Kokkos 3.4: cudaMalloc, then a blocking copy of its
+// header), every free and every read-back makes the host wait, which on regular matrices costs
+// more than the kernels. So the counters and the bin states live in the analysis's result words
+// (no allocation of their own), the reductions leave their results there, and the host reads them
+// back together: a uniform plan allocates the analysis's storage and C's row map and reads back
+// twice (after the analysis, at the end of the symbolic pass); the numeric schedule and a numeric
+// pass neither allocate nor read, unless binned or with global tables.
 #include <Kokkos_Core.hpp>
 
 #include "Sprocket_Error.hpp"
@@ -86,6 +94,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -96,6 +105,27 @@
 namespace Sprocket {
 namespace Impl {
 namespace cuda {
+
+// The backend's result words (SpgemmAnalysis::results from spgemm_results_backend on, zero after
+// the analysis): the symbolic pass's counters, C's row counts (their reduction) and the symbolic
+// bin state next to each other, read back by one copy at the end of the symbolic pass; then the
+// numeric pass's bin state (kept for the numeric passes) and counters.
+inline constexpr int64_t spgemm_results_symbolic_counters = spgemm_results_backend;
+inline constexpr int64_t spgemm_results_row_counts = spgemm_results_symbolic_counters + spgemm_num_counters;
+inline constexpr int64_t spgemm_results_symbolic_state = spgemm_results_row_counts + 3;
+inline constexpr int64_t spgemm_results_numeric_state = spgemm_results_symbolic_state + spgemm_state_size;
+inline constexpr int64_t spgemm_results_numeric_counters = spgemm_results_numeric_state + spgemm_state_size;
+static_assert(spgemm_results_numeric_counters + spgemm_num_counters <= spgemm_result_words,
+              "the CUDA backend's result words fit SpgemmAnalysis::results");
+
+/// `count` result words from `first` as the kernels' counters (unsigned long long, the type of
+/// their atomics): a view into the analysis's allocation, which owns them.
+template <class Analysis>
+auto spgemm_cuda_result_words(const Analysis& an, int64_t first, int64_t count) {
+  using Device = typename decltype(an.results)::device_type;
+  return Kokkos::View<unsigned long long*, Device>(reinterpret_cast<unsigned long long*>(an.results.data() + first),
+                                                   count);
+}
 
 /// Free device memory (cudaMemGetInfo; the emulated device's free_bytes).
 template <class Space>
@@ -244,44 +274,6 @@ KOKKOS_INLINE_FUNCTION bool spgemm_cuda_accumulated(int64_t i, const Offset* a_r
   return products[i] != 0 && !(direct && a_row_map[i + 1] - a_row_map[i] == 1);
 }
 
-/// SpgemmCudaNeed of the symbolic pass in one reduction (one read-back): a row's need is the
-/// smaller of its products and its column range.
-template <class Ordinal, class Offset>
-struct SpgemmCudaNeedReduce {
-  using value_type = SpgemmCudaNeed;
-  const Offset* a_row_map;
-  const int64_t* products;
-  const Ordinal *col_min, *col_max;
-  bool direct;
-
-  KOKKOS_INLINE_FUNCTION void operator()(const int64_t i, value_type& v) const {
-    if (!spgemm_cuda_accumulated(i, a_row_map, products, direct)) return;
-    const int64_t range = static_cast<int64_t>(col_max[i]) - static_cast<int64_t>(col_min[i]) + 1;
-    const int64_t need = products[i] < range ? products[i] : range;
-    v.max_need = need > v.max_need ? need : v.max_need;
-    v.max_range = range > v.max_range ? range : v.max_range;
-  }
-  KOKKOS_INLINE_FUNCTION void init(value_type& v) const { v.max_need = v.max_range = 0; }
-  KOKKOS_INLINE_FUNCTION void join(value_type& d, const value_type& s) const {
-    d.max_need = s.max_need > d.max_need ? s.max_need : d.max_need;
-    d.max_range = s.max_range > d.max_range ? s.max_range : d.max_range;
-  }
-  KOKKOS_INLINE_FUNCTION void join(volatile value_type& d, const volatile value_type& s) const {
-    d.max_need = s.max_need > d.max_need ? s.max_need : d.max_need;
-    d.max_range = s.max_range > d.max_range ? s.max_range : d.max_range;
-  }
-};
-
-template <class KSpace, class Ordinal, class Offset>
-SpgemmCudaNeed spgemm_cuda_need(const KSpace& kspace, int64_t num_rows, const Offset* a_row_map,
-                                const int64_t* products, const Ordinal* col_min, const Ordinal* col_max, bool direct) {
-  SpgemmCudaNeed n;
-  if (num_rows == 0) return n;
-  Kokkos::parallel_reduce("Sprocket::spgemm::cuda::max_need", Kokkos::RangePolicy<KSpace>(kspace, 0, num_rows),
-                          SpgemmCudaNeedReduce<Ordinal, Offset>{a_row_map, products, col_min, col_max, direct}, n);
-  return n;
-}
-
 /// The global load-balancing decision of a pass and, when uniform, its accumulator,
 /// configuration and rows per block. `ratio_max` / `ratio_average`: the needs compared by the
 /// thresholds; `large_configs`: how many of the largest configurations count as large.
@@ -415,14 +407,14 @@ template <class Ordinal, class Device>
 struct SpgemmCudaBins {
   Kokkos::View<Ordinal*, Device> list;
   Kokkos::View<unsigned long long*, Device> descriptors;
-  Kokkos::View<unsigned long long*, Device> state;
+  Kokkos::View<unsigned long long*, Device> state;  ///< in the analysis's result words
 };
 
 template <class Space, class CrsType, class Analysis, class Require>
 SpgemmCudaBins<typename CrsType::non_const_ordinal_type, typename CrsType::device_type> spgemm_cuda_bin(
     const Space& space, const CrsType& A, const Analysis& an, SpgemmCudaPass& pass, const SpgemmBinRule& rule,
     typename CrsType::non_const_size_type* counts, const typename CrsType::non_const_size_type* c_row_map,
-    Require&& require, const char* what) {
+    int64_t state_first, Require&& require, const char* what) {
   using Ordinal = typename CrsType::non_const_ordinal_type;
   using Offset = typename CrsType::non_const_size_type;
   using Device = typename CrsType::device_type;
@@ -431,10 +423,8 @@ SpgemmCudaBins<typename CrsType::non_const_ordinal_type, typename CrsType::devic
   const int64_t M = an.num_rows;
   const int nc = static_cast<int>(s.configs.size());
   SpgemmCudaBins<Ordinal, Device> bins;
-  require(spgemm_bytes<unsigned long long>(spgemm_state_size), std::string("the bin counters of the ") + what);
-  bins.state = Kokkos::View<unsigned long long*, Device>(
-      Kokkos::ViewAllocateWithoutInitializing("Sprocket::spgemm::bin_state"), spgemm_state_size);
-  Kokkos::deep_copy(kspace, bins.state, 0ull);
+  bins.state = spgemm_cuda_result_words(an, state_first, spgemm_state_size);
+  spgemm_zero_words(kspace, an.results, state_first, spgemm_state_size);
 
   SpgemmBinArgs<Ordinal, Offset> a{};
   a.a_row_map = A.graph.row_map.data();
@@ -457,14 +447,14 @@ SpgemmCudaBins<typename CrsType::non_const_ordinal_type, typename CrsType::devic
   const cudaStream_t stream = stream_of(space);
   SPROCKET_CUDA_LAUNCH(launch, stream, spgemm_bin_kernel<Ordinal, Offset>)(a);
   check_launch("Sprocket::spgemm", "spgemm_bin_kernel (count)");
-  // (create_mirror_view_and_copy fences the device before it copies.)
-  const auto state = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), bins.state);
+  std::array<int64_t, spgemm_state_size> state{};
+  spgemm_read_back(kspace, an.results, state_first, spgemm_state_size, state.data(), an.host_reads);
   const bool list_direct = counts == nullptr;  // the symbolic pass counts direct rows without a list
   pass.listed_rows = 0;
   for (int b = 0; b < spgemm_cuda_num_bins; ++b) {
-    pass.bin_rows[b] = static_cast<int64_t>(state(spgemm_state_counts + b));
-    pass.bin_max_need[b] = static_cast<int64_t>(state(spgemm_state_max_need + b));
-    pass.bin_max_range[b] = static_cast<int64_t>(state(spgemm_state_max_range + b));
+    pass.bin_rows[b] = state[spgemm_state_counts + b];
+    pass.bin_max_need[b] = state[spgemm_state_max_need + b];
+    pass.bin_max_range[b] = state[spgemm_state_max_range + b];
     const bool listed = pass.bin_rows[b] > 0 && (b != spgemm_cuda_direct_bin || list_direct);
     pass.bin_offset[b] = listed ? pass.listed_rows : -1;
     if (listed) pass.listed_rows += pass.bin_rows[b];
@@ -491,18 +481,14 @@ SpgemmCudaBins<typename CrsType::non_const_ordinal_type, typename CrsType::devic
   return bins;
 }
 
-/// Reads back the merged-block count and the overflow count of a binned pass.
-template <class State>
-std::array<int64_t, 2> spgemm_cuda_read_state(const State& state) {
-  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), state);
-  return {static_cast<int64_t>(h(spgemm_state_merged)), static_cast<int64_t>(h(spgemm_state_overflow))};
-}
-
-/// Counters of a pass into the host copy.
-template <class View>
-void spgemm_cuda_read_counters(const View& counters, std::array<int64_t, spgemm_num_counters>& out) {
-  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), counters);
-  for (int i = 0; i < spgemm_num_counters; ++i) out[i] = static_cast<int64_t>(h(i));
+/// Reads back the merged-block count and the overflow count of a binned pass (bin state at
+/// `state_first` of the result words).
+template <class Space, class Analysis>
+std::array<int64_t, 2> spgemm_cuda_read_state(const Space& kspace, const Analysis& an, int64_t state_first) {
+  static_assert(spgemm_state_overflow == spgemm_state_merged + 1, "one copy reads both");
+  std::array<int64_t, 2> out{};
+  spgemm_read_back(kspace, an.results, state_first + spgemm_state_merged, 2, out.data(), an.host_reads);
+  return out;
 }
 
 /// C's row counts (row_map(1..M) before the prefix sum) in one reduction (one read-back): their
@@ -538,32 +524,50 @@ struct SpgemmCudaCountsReduce {
   }
 };
 
-/// nnz of C, its longest row and its longest accumulated row from the counts in row_map(1..M),
-/// checked against Offset, then the row map by an inclusive prefix sum over them (row_map(0) = 0).
-/// No fence after the scan: every later reader runs on the same stream, and the plan fences
+/// The end of the symbolic pass: C's row counts (in row_map(1..M)) reduced into the result words
+/// and the row map by an inclusive prefix sum over them (row_map(0) = 0), both queued; then one
+/// read-back of the pass's counters, that reduction and the bin state (adjacent words), and
+/// nnz(C), its longest row and longest accumulated row (the numeric pass's need) checked against
+/// Offset. No fence after it: every later reader runs on the same stream, and the plan fences
 /// before it returns.
-template <class KSpace, class RowMap, class Offset>
-void spgemm_cuda_finish_row_map(const KSpace& kspace, const RowMap& row_map, int64_t M, const Offset* a_row_map,
-                                const int64_t* products, bool direct, int64_t& nnz, int64_t& longest,
-                                int64_t& longest_accumulated) {
+template <class KSpace, class Analysis, class Offset>
+void spgemm_cuda_finish_symbolic(const KSpace& kspace, Analysis& an, const Offset* a_row_map, bool direct,
+                                 SpgemmCudaPass& pass) {
+  using RowMap = decltype(an.row_map_c);
+  using Device = typename RowMap::device_type;
+  using Counts = SpgemmCudaCountsReduce<Offset>;
+  using Value = typename Counts::value_type;
   static_assert(std::is_same_v<typename RowMap::non_const_value_type, Offset>, "C's row map is of A's Offset type");
-  typename SpgemmCudaCountsReduce<Offset>::value_type v{0, 0, 0};
-  if (M > 0)
-    Kokkos::parallel_reduce("Sprocket::spgemm::cuda::row_counts", Kokkos::RangePolicy<KSpace>(kspace, 0, M),
-                            SpgemmCudaCountsReduce<Offset>{row_map.data(), a_row_map, products, direct}, v);
-  nnz = v.nnz;
-  longest = v.longest;
-  longest_accumulated = v.longest_accumulated;
-  spgemm_check_offset<Offset>(longest, "the longest row of C");
-  spgemm_check_offset<Offset>(nnz, "nnz(C)");
+  static_assert(sizeof(Value) == 3 * sizeof(int64_t), "the row counts' reduction fits its result words");
+  const int64_t M = an.num_rows;
+  an.nnz_c = an.max_row_nnz = an.cuda.numeric_max_need = 0;
+  pass.counters.fill(0);
   if (M == 0) return;
-  Offset* rm = row_map.data();
+  Offset* rm = an.row_map_c.data();
+  const Kokkos::View<Value, Device, Kokkos::MemoryTraits<Kokkos::Unmanaged>> counts(
+      reinterpret_cast<Value*>(an.results.data() + spgemm_results_row_counts));
+  Kokkos::parallel_reduce("Sprocket::spgemm::cuda::row_counts", Kokkos::RangePolicy<KSpace>(kspace, 0, M),
+                          Counts{rm, a_row_map, an.row_products.data(), direct}, counts);
   Kokkos::parallel_scan(
       "Sprocket::spgemm::cuda::row_map", Kokkos::RangePolicy<KSpace>(kspace, 0, M),
       KOKKOS_LAMBDA(const int64_t i, int64_t& update, const bool final) {
         update += static_cast<int64_t>(rm[i + 1]);
         if (final) rm[i + 1] = static_cast<Offset>(update);
       });
+  constexpr int64_t first = spgemm_results_symbolic_counters;
+  constexpr int64_t count = spgemm_results_symbolic_state + spgemm_state_size - first;
+  std::array<int64_t, count> words{};
+  spgemm_read_back(kspace, an.results, first, count, words.data(), an.host_reads);
+  for (int i = 0; i < spgemm_num_counters; ++i) pass.counters[i] = words[i];
+  Value v;
+  std::memcpy(&v, words.data() + (spgemm_results_row_counts - first), sizeof v);
+  if (pass.balance == SpgemmBalance::binned)
+    pass.merged_blocks = words[spgemm_results_symbolic_state - first + spgemm_state_merged];
+  spgemm_check_offset<Offset>(v.longest, "the longest row of C");
+  spgemm_check_offset<Offset>(v.nnz, "nnz(C)");
+  an.nnz_c = v.nnz;
+  an.max_row_nnz = v.longest;
+  an.cuda.numeric_max_need = v.longest_accumulated;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -617,15 +621,16 @@ void spgemm_symbolic(const Space& space, const CrsType& A, const CrsType& B, Ana
   an.row_map_c =
       Kokkos::View<Offset*, Device>(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spgemm::row_map_c"), M + 1);
   Kokkos::deep_copy(kspace, an.row_map_c, Offset(0));
-  require(spgemm_bytes<unsigned long long>(spgemm_num_counters), "the symbolic pass's counters");
-  Kokkos::View<unsigned long long*, Device> counters(
-      Kokkos::ViewAllocateWithoutInitializing("Sprocket::spgemm::symbolic_counters"), spgemm_num_counters);
-  Kokkos::deep_copy(kspace, counters, 0ull);
+  // The kernels count into the result words (zero after the analysis).
+  const auto counters = spgemm_cuda_result_words(an, spgemm_results_symbolic_counters, spgemm_num_counters);
 
   const bool direct = an.options.direct_rows && an.stats.b_rows_sorted;
   const SpgemmBinRule rule = spgemm_cuda_rule(s, an.options, direct, true);
-  const SpgemmCudaNeed need = spgemm_cuda_need(kspace, M, A.graph.row_map.data(), an.row_products.data(),
-                                               an.row_col_min.data(), an.row_col_max.data(), direct);
+  // The accumulated rows' largest need and range: the analysis's, over every row with products or
+  // (direct rows on) over those of more than one entry of A.
+  SpgemmCudaNeed need;
+  need.max_need = direct ? an.stats.max_row_need_multi : an.stats.max_row_need;
+  need.max_range = direct ? an.stats.max_row_range_multi : an.stats.max_row_range;
   SpgemmCudaPass& pass = s.symbolic;
   pass = SpgemmCudaPass{};
   spgemm_cuda_decide(s, pass, rule, need, an.options.symbolic_balance, an.options.symbolic_thresholds,
@@ -691,8 +696,8 @@ void spgemm_symbolic(const Space& space, const CrsType& A, const CrsType& B, Ana
         launch_hash(pass.uniform_config, blocks, table, 0);
       }
     } else {
-      auto bins = spgemm_cuda_bin(space, A, an, pass, rule, counts, static_cast<const Offset*>(nullptr), require,
-                                  "symbolic pass");
+      auto bins = spgemm_cuda_bin(space, A, an, pass, rule, counts, static_cast<const Offset*>(nullptr),
+                                  spgemm_results_symbolic_state, require, "symbolic pass");
       // Rows hashed speculatively in the largest configuration may overflow it.
       const int speculative = spgemm_cuda_hash_bin(0);
       const bool may_overflow =
@@ -731,9 +736,9 @@ void spgemm_symbolic(const Space& space, const CrsType& A, const CrsType& B, Ana
         launch_hash(global_config, spgemm_cuda_list_blocks(bins.list.data() + pass.bin_offset[g], pass.bin_rows[g]),
                     table, tables);
       }
-      const auto merged_overflow = spgemm_cuda_read_state(bins.state);
-      pass.merged_blocks = merged_overflow[0];
-      pass.overflow_rows = merged_overflow[1];
+      // (The merged-block count is read with the counters at the end; the overflow count is
+      // needed now, when there may be one.)
+      if (may_overflow) pass.overflow_rows = spgemm_cuda_read_state(kspace, an, spgemm_results_symbolic_state)[1];
       if (pass.overflow_rows > 0) {
         // The global redo: rows whose shared map ran full, in global memory sized from their need.
         const auto [table, tables] = global_table(pass.overflow_rows, pass.bin_max_need[speculative],
@@ -742,9 +747,7 @@ void spgemm_symbolic(const Space& space, const CrsType& A, const CrsType& B, Ana
       }
     }
   }
-  spgemm_cuda_read_counters(counters, pass.counters);
-  spgemm_cuda_finish_row_map(kspace, an.row_map_c, M, A.graph.row_map.data(), an.row_products.data(), direct, an.nnz_c,
-                             an.max_row_nnz, s.numeric_max_need);
+  spgemm_cuda_finish_symbolic(kspace, an, A.graph.row_map.data(), direct, pass);
   an.symbolic_rows = spgemm_cuda_row_counts(an, pass, direct);
   pass.temporary_bytes = temporaries;
   an.memory.symbolic_bytes = std::max(an.memory.symbolic_bytes, temporaries);
@@ -826,10 +829,8 @@ void spgemm_numeric_schedule(const Space& space, const CrsType& A, Analysis& an,
     spgemm_require_memory(an.memory, held + kept, bytes, what);
     kept += bytes;
   };
-  require(spgemm_bytes<unsigned long long>(spgemm_num_counters), "the numeric pass's counters");
-  s.numeric_counters.view = Kokkos::View<unsigned long long*, Device>(
-      Kokkos::ViewAllocateWithoutInitializing("Sprocket::spgemm::numeric_counters"), spgemm_num_counters);
-  Kokkos::deep_copy(kspace, s.numeric_counters.view, 0ull);
+  // The counters are result words (zero after the analysis; every numeric pass zeroes them).
+  s.numeric_counters.view = spgemm_cuda_result_words(an, spgemm_results_numeric_counters, spgemm_num_counters);
   s.numeric_counters.pending = false;
 
   const bool direct = an.options.direct_rows && an.stats.b_rows_sorted;
@@ -860,12 +861,12 @@ void spgemm_numeric_schedule(const Space& space, const CrsType& A, Analysis& an,
       sort_longest = need.max_need;
     }
   } else if (M > 0 && an.nnz_c > 0) {
-    auto bins = spgemm_cuda_bin(space, A, an, pass, rule, static_cast<Offset*>(nullptr), an.row_map_c.data(), require,
-                                "numeric pass");
+    auto bins = spgemm_cuda_bin(space, A, an, pass, rule, static_cast<Offset*>(nullptr), an.row_map_c.data(),
+                                spgemm_results_numeric_state, require, "numeric pass");
     s.numeric_list = bins.list;
     s.numeric_blocks = bins.descriptors;
     s.numeric_state = bins.state;
-    pass.merged_blocks = spgemm_cuda_read_state(bins.state)[0];
+    pass.merged_blocks = spgemm_cuda_read_state(kspace, an, spgemm_results_numeric_state)[0];
     global_rows = pass.bin_rows[spgemm_cuda_global_bin];
     global_need = pass.bin_max_need[spgemm_cuda_global_bin];
     for (int b = 0; b < spgemm_cuda_num_bins; ++b) {
@@ -1091,7 +1092,11 @@ template <class Analysis>
 const std::array<int64_t, spgemm_num_counters>& spgemm_cuda_numeric_counters(const Analysis& an) {
   const auto& s = an.cuda;
   if (s.numeric_counters.pending) {
-    spgemm_cuda_read_counters(s.numeric_counters.view, s.numeric.counters);
+    std::array<unsigned long long, spgemm_num_counters> words{};
+    const auto& view = s.numeric_counters.view;
+    spgemm_read_back(typename std::decay_t<decltype(view)>::execution_space(), view, 0, spgemm_num_counters,
+                     words.data(), an.host_reads);
+    for (int i = 0; i < spgemm_num_counters; ++i) s.numeric.counters[i] = static_cast<int64_t>(words[i]);
     s.numeric_counters.pending = false;
   }
   return s.numeric.counters;
