@@ -367,7 +367,10 @@ TEST(SpgemmCudaBins, RowRuleFollowsThePaper) {
   EXPECT_EQ(icuda::spgemm_row_bin(r, 5, 1300, 900 * 33, 0, need), Impl::spgemm_cuda_global_bin);
   // Numeric: hash in the three smallest; dense within three chunks; else hash; the largest dense.
   r.symbolic = false;
+  for (int c = 0; c < 4; ++c) EXPECT_EQ(icuda::spgemm_sorts_in_table(r, c), c >= 1) << c;
   EXPECT_EQ(icuda::spgemm_row_bin(r, 5, 400, 5000, 280, need), Impl::spgemm_cuda_hash_bin(1));
+  // (The third smallest table takes the row before a dense chunk would: it sorts in place.)
+  EXPECT_EQ(icuda::spgemm_row_bin(r, 5, 400, 1000, 280, need), Impl::spgemm_cuda_hash_bin(1));
   EXPECT_EQ(icuda::spgemm_row_bin(r, 5, 400, 700, 400, need), Impl::spgemm_cuda_dense_bin(1));
   EXPECT_EQ(icuda::spgemm_row_bin(r, 5, 900, 5000, 500, need), Impl::spgemm_cuda_dense_bin(0));
   EXPECT_EQ(icuda::spgemm_row_bin(r, 5, 900, 900 * 40, 500, need), Impl::spgemm_cuda_hash_bin(0));

@@ -846,7 +846,6 @@ void spgemm_numeric_schedule(const Space& space, const CrsType& A, Analysis& an,
                      &an.numeric_balance_reason);
   an.numeric_balance = pass.balance;
   const bool sorted = an.options.sorted;
-  const auto table_sorted = [&](int config) { return config >= nc - rule.shared_sort_configs; };
   int64_t global_rows = 0, global_need = 0, sort_rows = 0, sort_longest = 0;
   if (pass.balance == SpgemmBalance::uniform) {
     if (pass.uniform_kind == SpgemmCudaKind::global_hash) {
@@ -855,7 +854,7 @@ void spgemm_numeric_schedule(const Space& space, const CrsType& A, Analysis& an,
     }
     pass.uniform_sorted_after =
         sorted && (pass.uniform_kind == SpgemmCudaKind::global_hash ||
-                   (pass.uniform_kind == SpgemmCudaKind::hash && !table_sorted(pass.uniform_config)));
+                   (pass.uniform_kind == SpgemmCudaKind::hash && !spgemm_sorts_in_table(rule, pass.uniform_config)));
     if (pass.uniform_sorted_after) {
       sort_rows = M;
       sort_longest = need.max_need;
@@ -870,7 +869,7 @@ void spgemm_numeric_schedule(const Space& space, const CrsType& A, Analysis& an,
     global_rows = pass.bin_rows[spgemm_cuda_global_bin];
     global_need = pass.bin_max_need[spgemm_cuda_global_bin];
     for (int b = 0; b < spgemm_cuda_num_bins; ++b) {
-      const bool hash_large = b < nc && !table_sorted(b);
+      const bool hash_large = b < nc && !spgemm_sorts_in_table(rule, b);
       pass.bin_sorted_after[b] = sorted && pass.bin_rows[b] > 0 && (hash_large || b == spgemm_cuda_global_bin);
       if (pass.bin_sorted_after[b]) {
         sort_rows += pass.bin_rows[b];
@@ -932,8 +931,9 @@ void spgemm_numeric(const Space& space, const CrsType& A, const CrsType& B, cons
   const int nc = static_cast<int>(s.configs.size());
   const int64_t reserve = spgemm_static_shared_reserve<Ordinal>();
   if (M == 0 || an.nnz_c == 0) return;
-  const auto p = spgemm_cuda_pattern<Ordinal, Offset>(A, B, an, an.options.direct_rows && an.stats.b_rows_sorted,
-                                                      s.numeric_counters.view.data());
+  const bool direct = an.options.direct_rows && an.stats.b_rows_sorted;
+  const auto p = spgemm_cuda_pattern<Ordinal, Offset>(A, B, an, direct, s.numeric_counters.view.data());
+  const SpgemmBinRule rule = spgemm_cuda_rule(s, an.options, direct, false);
   const SpgemmValues<Scalar> v{A.values.data(), B.values.data()};
   const SpgemmOutput<Scalar, Ordinal, Offset> c{an.row_map_c.data(), const_cast<Ordinal*>(C.graph.entries.data()),
                                                 C.values.data()};
@@ -1008,7 +1008,7 @@ void spgemm_numeric(const Space& space, const CrsType& A, const CrsType& B, cons
       max_grid = pass.global_tables;
     } else {
       table.slots = s.configs[config].numeric_slots;
-      table.sort_table = first && sorted && config >= nc - SpgemmBinRule{}.shared_sort_configs;
+      table.sort_table = first && sorted && spgemm_sorts_in_table(rule, config);
       dynamic = static_cast<size_t>(s.configs[config].table_bytes);
     }
     spgemm_cuda_allow_shared(spgemm_numeric_hash_kernel<first, Scalar, Ordinal, Offset>, static_cast<int64_t>(dynamic),

@@ -86,6 +86,12 @@ struct SpgemmBinRule {
   int64_t dense_max_chunks = 32;  ///< dense only while the range takes at most this many chunks
 };
 
+/// Whether a numeric row hashed in configuration c sorts in its shared table (the smallest
+/// shared_sort_configs configurations); rows of the larger ones are sorted afterwards.
+__host__ __device__ inline bool spgemm_sorts_in_table(const SpgemmBinRule& r, int c) {
+  return c >= r.num_configs - r.shared_sort_configs;
+}
+
 /// The smallest configuration whose dense chunk covers `range` columns, else the largest (chunks).
 __host__ __device__ inline int spgemm_dense_config(const SpgemmBinRule& r, int64_t range) {
   for (int c = r.num_configs - 1; c >= 0; --c)
@@ -141,7 +147,7 @@ __host__ __device__ inline int spgemm_row_bin(const SpgemmBinRule& r, int64_t le
     if (need <= 2 * largest) return spgemm_cuda_hash_bin(0);
     return dense_fits ? spgemm_cuda_dense_bin(spgemm_dense_config(r, range)) : spgemm_cuda_global_bin;
   }
-  if (c >= 0 && c >= r.num_configs - r.shared_sort_configs) return spgemm_cuda_hash_bin(c);
+  if (c >= 0 && spgemm_sorts_in_table(r, c)) return spgemm_cuda_hash_bin(c);
   for (int d = r.num_configs - 1; d >= 0; --d)
     if (range <= 3 * r.dense_columns[d]) return spgemm_cuda_dense_bin(d);
   if (c >= 1) return spgemm_cuda_hash_bin(c);
