@@ -100,6 +100,9 @@ struct Candidate {
   std::string peer_algorithm;
   Record plan_keys;  ///< ours: what the plan runs (chosen_kernel, ...), right after variant
   Record details;    ///< fields only this implementation has, after setup_seconds
+  /// Fields measured while apply ran (the timed runs and warm-ups): read when the line is written,
+  /// after details. Empty: none.
+  std::function<Record()> measured_details;
   double bytes = -1;               ///< bytes per apply of this implementation; < 0: the section's
   double setup_seconds = -1;       ///< analysis / set-up (one measurement), < 0 when not measured
   double preprocess_seconds = -1;  ///< plan construction reported with preprocess_applies, < 0: none
@@ -255,6 +258,7 @@ int measure_section(const Args& args, const Section& section, const std::vector<
         .set("beta", static_cast<double>(beta));
     if (cand.setup_seconds >= 0) r.set("setup_seconds", cand.setup_seconds);
     r.merge(cand.details);
+    if (cand.measured_details) r.merge(cand.measured_details());
     if (stream_gbps > 0) r.set("stream_fraction", bytes / s * 1e-9 / stream_gbps);
     r.merge(checks[c]);
     if (!cand.note.empty()) r.set("note", cand.note);

@@ -537,6 +537,11 @@ std::string expect_spgemm_line(const Object& r, const std::string& matrix, const
     EXPECT_EQ(balances.count(text(r, "numeric_balance")), 1u) << show(r);
     for (const char* key : {"backend", "symbolic_rows", "numeric_rows"}) expect_string(r, key);
     expect_number(r, "plan_seconds");
+    // The warm constructions' median, a part of every full product: in seconds, not far above
+    // the slowest timed one (a margin for this machine's noise on products of microseconds).
+    expect_number(r, "plan_seconds_warm");
+    EXPECT_GT(number(r, "plan_seconds_warm"), 0.0) << show(r);
+    EXPECT_LT(number(r, "plan_seconds_warm"), 10 * number(r, "seconds_max")) << show(r);
     expect_boolean(r, "sorted");
     if (!device) expect_integer(r, "peak_rss_bytes");
     EXPECT_EQ(text(r, "peak_source"), "plan") << show(r);
@@ -547,6 +552,7 @@ std::string expect_spgemm_line(const Object& r, const std::string& matrix, const
   } else {
     EXPECT_EQ(r.count("symbolic_balance"), 0u) << show(r);
     EXPECT_EQ(r.count("plan_seconds"), 0u) << show(r);
+    EXPECT_EQ(r.count("plan_seconds_warm"), 0u) << show(r);
     if (impl == "cusparse") {
       EXPECT_TRUE(text(r, "variant") == "alg1" || text(r, "variant") == "alg3") << show(r);
       EXPECT_EQ(text(r, "peak_source"), "buffers") << show(r);
