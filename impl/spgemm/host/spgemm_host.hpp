@@ -551,7 +551,8 @@ SPROCKET_SPGEMM_INLINE void symbolic_rows(const HostOperands<Scalar, Ordinal, Of
 #if defined(SPROCKET_HOST_AVX2_CLONE)
 // The AVX2 copies start on a 64-byte boundary (aligned(64)): their inner loops' placement within
 // cache lines, and with it their speed, then no longer depends on where the linker happens to put
-// them (a first numeric pass 18% slower at a 32-byte boundary, same code, was measured).
+// them (the same code measurably slower at a 32-byte boundary:
+// perf_tests/results/spgemm-plan-waits-2026-11-30.md).
 template <class Scalar, class Ordinal, class Offset>
 __attribute__((target("avx2,fma,popcnt,bmi"), noinline, aligned(64))) void symbolic_rows_isa(
     const HostOperands<Scalar, Ordinal, Offset>& g, const RowPolicy& policy, Tables& t, int64_t begin, int64_t end,
