@@ -423,8 +423,8 @@ SpgemmCudaBins<typename CrsType::non_const_ordinal_type, typename CrsType::devic
   const int64_t M = an.num_rows;
   const int nc = static_cast<int>(s.configs.size());
   SpgemmCudaBins<Ordinal, Device> bins;
+  // (Zero: the analysis zeroed the result words, and each pass bins once per plan.)
   bins.state = spgemm_cuda_result_words(an, state_first, spgemm_state_size);
-  spgemm_zero_words(kspace, an.results, state_first, spgemm_state_size);
 
   SpgemmBinArgs<Ordinal, Offset> a{};
   a.a_row_map = A.graph.row_map.data();
@@ -933,7 +933,6 @@ void spgemm_numeric(const Space& space, const CrsType& A, const CrsType& B, cons
   if (M == 0 || an.nnz_c == 0) return;
   const bool direct = an.options.direct_rows && an.stats.b_rows_sorted;
   const auto p = spgemm_cuda_pattern<Ordinal, Offset>(A, B, an, direct, s.numeric_counters.view.data());
-  const SpgemmBinRule rule = spgemm_cuda_rule(s, an.options, direct, false);
   const SpgemmValues<Scalar> v{A.values.data(), B.values.data()};
   const SpgemmOutput<Scalar, Ordinal, Offset> c{an.row_map_c.data(), const_cast<Ordinal*>(C.graph.entries.data()),
                                                 C.values.data()};
@@ -975,6 +974,7 @@ void spgemm_numeric(const Space& space, const CrsType& A, const CrsType& B, cons
   }
 
   Kokkos::deep_copy(kspace, s.numeric_counters.view, 0ull);
+  const SpgemmBinRule rule = spgemm_cuda_rule(s, an.options, direct, false);
 
   // The call's temporaries (sized and checked by spgemm_numeric_schedule).
   Kokkos::View<unsigned*, Device> global_keys;
