@@ -105,8 +105,9 @@ struct SpmvOptions {
   /// specialization; portable: the portable Kokkos kernels on any space. Every SpmvKernel exists
   /// in every backend (impl/spmv/spmv_dispatch.hpp).
   Backend backend = Backend::automatic;
-  /// Host target: read the column indices from a private, smaller copy made at analysis (the
-  /// values are still read from A, so value updates stay visible; the pattern must not change).
+  /// Host target, and the CUDA target's thread_per_row and subvectorX kernels: read the column
+  /// indices from a private, smaller copy made at analysis (the values are still read from A, so
+  /// value updates stay visible; the pattern must not change).
   ///  - row_patterns: each row's column offsets (col - row, in stored order) as an index into a
   ///    dictionary of the distinct offset sequences, 2 bytes per row instead of 4 per entry.
   ///    Possible when the matrix has at most 65535 distinct row patterns holding at most 16384
@@ -116,9 +117,11 @@ struct SpmvOptions {
   ///    |col - row| <= 32767 (bandwidth). Costs 2 bytes per entry of memory.
   /// automatic: on the host target row_patterns when possible, else offsets16 when possible and
   /// rows average at least 16 entries (shorter rows are latency-bound: the saved bytes do not pay
-  /// for the extra add); off for other targets.
+  /// for the extra add); on the CUDA target, for schedules of thread_per_row and subvectorX bins
+  /// only (not row blocks), row_patterns when possible, else offsets16 when possible, whatever
+  /// the row length; off for other targets.
   enum class IndexCompression { automatic, offsets16, row_patterns, off };
-  IndexCompression compress_indices = IndexCompression::automatic;  ///< where the host kernels read column indices from
+  IndexCompression compress_indices = IndexCompression::automatic;  ///< where the kernels read column indices from
   /// Host target, when the kernels read the matrix's own column indices: while computing entry
   /// k, ask the cache for x(col[k + d]) (d = SpmvSchedule::x_prefetch_distance entries ahead).
   /// Random gathers of an x too large for the caches then overlap with the current work.

@@ -196,13 +196,34 @@ std::string format_mib(int64_t bytes) {
   return os.str();
 }
 
-/// Where the host kernels read column indices from (SpmvOptions::IndexCompression).
+/// Whether the CUDA kernels of schedule `s` can read a compressed copy of the column indices:
+/// only thread_per_row and subvectorX know each entry's row (the row blocks stage a block's
+/// entries without it; team_per_row and the split rows' chunks are left on A's own indices).
+bool cuda_kernels_read_compressed(const SpmvSchedule& s) {
+  if (s.row_blocks || s.bins.empty()) return false;
+  for (const SpmvSchedule::Bin& b : s.bins)
+    if (b.kernel == SpmvKernel::team_per_row || b.kernel == SpmvKernel::split_row) return false;
+  return true;
+}
+
+/// Where the host kernels, or the CUDA target's thread_per_row and subvectorX kernels, read
+/// column indices from (SpmvOptions::IndexCompression).
 void decide_column_indices(SpmvSchedule& s, const SpmvOptions& options, const Impl::SpmvIndexFacts& facts) {
   using Compression = SpmvOptions::IndexCompression;
   const Compression option = options.compress_indices;
-  if (s.target != SpmvTarget::host) return;
+  const bool cuda = s.target == SpmvTarget::cuda;
+  if (s.target != SpmvTarget::host && !cuda) return;
   if (option == Compression::off) {
     s.column_indices_why = "SpmvOptions::compress_indices = off";
+    return;
+  }
+  if (cuda && !cuda_kernels_read_compressed(s)) {
+    s.column_indices_why = std::string(option == Compression::automatic ? "automatic"
+                                       : option == Compression::offsets16
+                                           ? "SpmvOptions::compress_indices = offsets16"
+                                           : "SpmvOptions::compress_indices = row_patterns") +
+                           ": only the CUDA thread_per_row and subvectorX kernels read a compressed copy, and " +
+                           (s.row_blocks ? "this schedule runs row blocks" : "this schedule has other bins");
     return;
   }
   // Row patterns first: no column index read at all, and runs of rows with one pattern read x as
@@ -214,7 +235,9 @@ void decide_column_indices(SpmvSchedule& s, const SpmvOptions& options, const Im
     // automatic: only when the dictionary is small next to the indices it replaces (a small
     // matrix whose rows are all different would only add an indirection).
     const bool pays = option == Compression::row_patterns || patterns.offsets * 4 <= s.features.nnz;
-    if (patterns.fits && pays) {
+    // The CUDA kernels read the dictionary as int16: an entry's column costs them no more bytes
+    // than with 16-bit offsets, and far fewer where a warp's rows share patterns.
+    if (patterns.fits && pays && (!cuda || patterns.offsets_fit_16_bits)) {
       s.row_patterns = true;
       s.column_indices_why = option == Compression::row_patterns
                                  ? "SpmvOptions::compress_indices = row_patterns"
@@ -222,15 +245,19 @@ void decide_column_indices(SpmvSchedule& s, const SpmvOptions& options, const Im
       return;
     }
   }
-  // 16-bit offsets: automatic only for rows long enough to be bandwidth-bound; on shorter rows the
-  // extra add per entry costs more than the 2 bytes it saves (measurements:
-  // perf_tests/results/spmv-host-2026-11-21.md, "Column-index decisions").
+  // 16-bit offsets: on the host automatic only for rows long enough to be bandwidth-bound; on
+  // shorter rows the extra add per entry costs more than the 2 bytes it saves (measurements:
+  // perf_tests/results/spmv-host-2026-11-21.md, "Column-index decisions"). The CUDA kernels run
+  // near the bandwidth even on rows of 7 entries (gpu-h200-2026-11-28.md: 84% of the triad on
+  // Poisson), so the CUDA target takes the bytes whenever they fit.
   std::ostringstream avg;
   avg << std::setprecision(4) << s.features.avg_row;
-  const bool want = option == Compression::offsets16 || (option == Compression::automatic && s.features.avg_row >= 16);
+  const bool want = option == Compression::offsets16 ||
+                    (option == Compression::automatic && (cuda || s.features.avg_row >= 16));
   if (!want) {
     s.column_indices_why = option == Compression::row_patterns
-                               ? "SpmvOptions::compress_indices = row_patterns, which this matrix does not fit"
+                               ? std::string("SpmvOptions::compress_indices = row_patterns, which this matrix does not fit") +
+                                     (cuda ? " (on the CUDA target every offset within 16 bits)" : "")
                                : "automatic: rows average " + avg.str() +
                                      " < 16 entries, latency-bound, 16-bit offsets would not pay";
     return;
@@ -238,9 +265,9 @@ void decide_column_indices(SpmvSchedule& s, const SpmvOptions& options, const Im
   const Impl::SpmvOffsets16Fit fit = facts.offsets16();
   s.bandwidth = fit.bandwidth;
   s.compressed_indices = fit.fits;
-  const std::string asked = option == Compression::offsets16
-                                ? std::string("SpmvOptions::compress_indices = offsets16")
-                                : "automatic: rows average " + avg.str() + " >= 16 entries, bandwidth-bound";
+  const std::string asked = option == Compression::offsets16 ? std::string("SpmvOptions::compress_indices = offsets16")
+                            : cuda ? std::string("automatic: 2 bytes an entry instead of 4 on the CUDA target")
+                                   : "automatic: rows average " + avg.str() + " >= 16 entries, bandwidth-bound";
   s.column_indices_why = fit.fits ? asked : asked + ", but the bandwidth is too wide for 16-bit offsets";
 }
 
@@ -300,9 +327,9 @@ SpmvSchedule spmv_schedule(const std::vector<int64_t>& row_map, int64_t num_cols
         throw InvalidArgument(std::string("SpmvOptions::binning = ") + (merge ? "row_blocks_merge" : "row_blocks") +
                               " is the CUDA kernels' schedule; this plan's target is " + to_string(target) +
                               " (use binned, single_bin or automatic there)");
-      return build_row_block_schedule(
-          row_map, features, options, target, by,
-          merge ? "row blocks summed along the merge path from options" : "row blocks from options");
+      s = build_row_block_schedule(row_map, features, options, target, by,
+                                   merge ? "row blocks summed along the merge path from options"
+                                         : "row blocks from options");
     } else if (options.binning != SpmvBinning::automatic) {
       d.single_bin = options.binning == SpmvBinning::single_bin;
       add("binning from options");
@@ -315,10 +342,14 @@ SpmvSchedule spmv_schedule(const std::vector<int64_t>& row_map, int64_t num_cols
     // row blocks: one launch, the same work per block whatever the lengths, where the bins cost a
     // launch each and leave the warps of the long rows' bin far behind the rest (emulated profile,
     // gen:rmat:scale=16,ef=16: busiest warp 34x the mean binned, 1.3x as row blocks).
-    if (target == SpmvTarget::cuda && options.kernel == SpmvKernel::automatic &&
-        options.binning == SpmvBinning::automatic && !d.single_bin)
-      return build_row_block_schedule(row_map, features, options, target, by, "irregular rows: row blocks");
-    s = build_schedule(row_map, features, options, target, d, by, detail);
+    if (s.row_blocks) {
+      // SpmvBinning::row_blocks or ::row_blocks_merge from the options: built above.
+    } else if (target == SpmvTarget::cuda && options.kernel == SpmvKernel::automatic &&
+               options.binning == SpmvBinning::automatic && !d.single_bin) {
+      s = build_row_block_schedule(row_map, features, options, target, by, "irregular rows: row blocks");
+    } else {
+      s = build_schedule(row_map, features, options, target, d, by, detail);
+    }
   }
   if (facts) {
     decide_column_indices(s, options, *facts);
@@ -362,7 +393,11 @@ std::string SpmvSchedule::describe() const {
        << " split in chunks of " << split_chunk << "\n";
   else if (single_bin)
     os << "single bin, U = " << virtual_row_size << " rows per virtual row, " << num_vrows()
-       << " virtual rows; one kernel for every row\n";
+       << " virtual rows; one kernel for every row"
+       << (target == SpmvTarget::cuda && cuda_kernels_read_compressed(*this)
+               ? ", its row taken straight from the thread index"
+               : "")
+       << "\n";
   else
     os << "binned, U = " << virtual_row_size << " rows per virtual row, " << num_vrows()
        << " virtual rows; rows longer than " << split_row_threshold << " split in chunks of " << split_chunk << "\n";
@@ -374,7 +409,7 @@ std::string SpmvSchedule::describe() const {
     os << "  column indices: 16-bit offsets from the row (bandwidth " << bandwidth << ")" << why_indices << "\n";
   else if (bandwidth >= 0)
     os << "  column indices: the matrix's own (bandwidth " << bandwidth << " > 32767)" << why_indices << "\n";
-  else if (target == SpmvTarget::host)
+  else if (target == SpmvTarget::host || !column_indices_why.empty())
     os << "  column indices: the matrix's own" << why_indices << "\n";
   const std::string why_prefetch = x_prefetch_why.empty() ? "" : " (" + x_prefetch_why + ")";
   if (x_prefetch_distance > 0)

@@ -44,6 +44,7 @@ void check_spmv_options(const SpmvOptions& options);
 struct SpmvRowPatternCount {
   int64_t count = -1, offsets = -1;  ///< distinct patterns and their offsets (where counting stopped)
   bool fits = false;                 ///< within SpmvSchedule::max_row_patterns / max_row_pattern_offsets
+  bool offsets_fit_16_bits = false;  ///< fits, and every offset of the dictionary within int16
 };
 struct SpmvOffsets16Fit {
   int64_t bandwidth = -1;  ///< max |col - row|
@@ -89,13 +90,22 @@ struct SpmvDeviceSchedule {
   Kokkos::View<int64_t*, Device> split_chunk_begin;  ///< first chunk of each split row (n + 1)
   ordinal_view chunk_split_index;                 ///< which split row each chunk belongs to
 
-  /// Host executor: col - row of every entry when SpmvSchedule::compressed_indices, else empty.
+  /// CUDA target: the schedule is one bin holding every virtual row in order (single bin), so
+  /// the thread_per_row and subvectorX kernels take the row straight from their slot.
+  bool direct_rows = false;
+
+  /// Host executor and the CUDA thread_per_row / subvectorX kernels: col - row of every entry
+  /// when SpmvSchedule::compressed_indices, else empty.
   Kokkos::View<int16_t*, Device> col_offsets;
-  /// Host executor, SpmvSchedule::row_patterns: pattern of each row, and pattern p's offsets
-  /// col - row at pattern_offsets[pattern_begin(p), pattern_begin(p + 1)); else empty.
+  /// Host executor and the CUDA thread_per_row / subvectorX kernels, SpmvSchedule::row_patterns:
+  /// pattern of each row, and pattern p's offsets col - row at
+  /// pattern_offsets[pattern_begin(p), pattern_begin(p + 1)); else empty.
   Kokkos::View<uint16_t*, Device> row_pattern;
   Kokkos::View<int32_t*, Device> pattern_begin;
-  Kokkos::View<int32_t*, Device> pattern_offsets;
+  Kokkos::View<int32_t*, Device> pattern_offsets;  ///< host executor
+  /// CUDA kernels: the dictionary's offsets as int16 (half the bytes of each entry's column read;
+  /// the CUDA target uses row patterns only when they fit), pattern_offsets left empty.
+  Kokkos::View<int16_t*, Device> pattern_offsets16;
   /// Host executor: SpmvSchedule::x_prefetch_distance (0: no x prefetch).
   int64_t x_prefetch_distance = 0;
 
@@ -169,8 +179,10 @@ struct RowPatterns {
   Kokkos::View<uint16_t*, Device> row_pattern;
   Kokkos::View<int32_t*, Device> begin;
   Kokkos::View<int32_t*, Device> offsets;
+  Kokkos::View<int16_t*, Device> offsets16;  ///< the offsets as int16 when they all fit, else empty
   int64_t count = 0, total_offsets = 0;
   bool usable = false;
+  bool offsets_fit_16_bits = false;
 };
 
 template <class CrsType>
@@ -216,6 +228,12 @@ RowPatterns<typename CrsType::device_type> find_row_patterns(const CrsType& A, c
   result.row_pattern = to_device_view<uint16_t, Device>(row_pattern, "Sprocket::spmv::row_pattern");
   result.begin = to_device_view<int32_t, Device>(begin, "Sprocket::spmv::pattern_begin");
   result.offsets = to_device_view<int32_t, Device>(offsets, "Sprocket::spmv::pattern_offsets");
+  result.offsets_fit_16_bits =
+      std::all_of(offsets.begin(), offsets.end(), [](int32_t o) { return o >= -32768 && o <= 32767; });
+  if (result.offsets_fit_16_bits) {
+    const std::vector<int16_t> narrow(offsets.begin(), offsets.end());
+    result.offsets16 = to_device_view<int16_t, Device>(narrow, "Sprocket::spmv::pattern_offsets16");
+  }
   return result;
 }
 
@@ -244,7 +262,8 @@ SpmvSchedule analyze_spmv(const CrsType& A, const std::vector<int64_t>& row_map,
       copies.patterns = find_row_patterns(A, row_map);
       copies.patterns_counted = true;
     }
-    return SpmvRowPatternCount{copies.patterns.count, copies.patterns.total_offsets, copies.patterns.usable};
+    return SpmvRowPatternCount{copies.patterns.count, copies.patterns.total_offsets, copies.patterns.usable,
+                               copies.patterns.offsets_fit_16_bits};
   };
   facts.offsets16 = [&]() {
     if (!copies.offsets_computed) {
@@ -300,6 +319,8 @@ SpmvDeviceSchedule<Ordinal, Device> make_device_schedule(const SpmvSchedule& s,
     for (int64_t c = 0; c < chunks; ++c) chunk_index.push_back(static_cast<int64_t>(i));
   }
   d.num_split_chunks = chunk_begin.back();
+  d.direct_rows = s.target == SpmvTarget::cuda && s.single_bin && !s.row_blocks && d.bins.size() == 1 &&
+                  split_rows.empty();
   d.split_rows = to_device_view<Ordinal, Device>(split_rows, "Sprocket::spmv::split_rows");
   d.chunk_split_index = to_device_view<Ordinal, Device>(chunk_index, "Sprocket::spmv::chunk_split_index");
   d.split_chunk_begin = to_device_view<int64_t, Device>(chunk_begin, "Sprocket::spmv::split_chunk_begin");
@@ -338,7 +359,10 @@ SpmvAnalysis<CrsType> make_spmv_analysis(const CrsType& A, const SpmvSchedule& s
   if (s.row_patterns) {
     a.schedule.row_pattern = copies.patterns.row_pattern;
     a.schedule.pattern_begin = copies.patterns.begin;
-    a.schedule.pattern_offsets = copies.patterns.offsets;
+    if (s.target == SpmvTarget::cuda)
+      a.schedule.pattern_offsets16 = copies.patterns.offsets16;
+    else
+      a.schedule.pattern_offsets = copies.patterns.offsets;
   }
   if (s.compressed_indices) a.schedule.col_offsets = copies.col_offsets;
   a.schedule.x_prefetch_distance = s.x_prefetch_distance;

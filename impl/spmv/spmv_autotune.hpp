@@ -6,7 +6,9 @@
 // Candidates: the model's decision; the model's with U / 4, U * 4, U / 16, U * 16; a single bin
 // of each of thread_per_row, subvector2, subvector4, subvector8, subvector32; on the CUDA target
 // with float or double, the row blocks (what the automatic CUDA schedule runs on irregular rows)
-// and the row blocks summed along the merge path. Each runs once to warm up, then
+// and the row blocks summed along the merge path, and the model's decision reading A's own column
+// indices (the others read the compressed copy where the options and the schedule allow one).
+// Each runs once to warm up, then
 // SpmvOptions::autotune_repeats times (y = A x on x = 1); the median decides.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
@@ -37,6 +39,7 @@ struct SpmvAutotuneCandidate {
   std::string name;
   std::optional<SpmvDecision> decision;
   SpmvBinning row_blocks = SpmvBinning::row_blocks;  ///< row_blocks or row_blocks_merge, without a decision
+  std::optional<SpmvOptions::IndexCompression> compress_indices;  ///< instead of the options' (empty: theirs)
 };
 
 /// The candidates around `base` (the model's decision) on `target`. `row_block_kernels`: the
@@ -62,6 +65,8 @@ inline std::vector<SpmvAutotuneCandidate> spmv_autotune_candidates(const SpmvDec
   if (target == SpmvTarget::cuda && row_block_kernels) {
     candidates.push_back({"row blocks", std::nullopt, SpmvBinning::row_blocks});
     candidates.push_back({"row blocks, merge path", std::nullopt, SpmvBinning::row_blocks_merge});
+    candidates.push_back({"model, the matrix's own column indices", base, SpmvBinning::row_blocks,
+                          SpmvOptions::IndexCompression::off});
   }
   return candidates;
 }
@@ -92,7 +97,9 @@ SpmvAutotuneResult<CrsType> spmv_autotune(const CrsType& A, const std::vector<in
   for (const SpmvAutotuneCandidate& c : candidates) {
     SpmvSchedule s;
     if (c.decision) {
-      s = analyze_spmv(A, row_map, options, target, copies, &*c.decision, SpmvDecidedBy::autotune, c.name);
+      SpmvOptions candidate_options = options;
+      if (c.compress_indices) candidate_options.compress_indices = *c.compress_indices;
+      s = analyze_spmv(A, row_map, candidate_options, target, copies, &*c.decision, SpmvDecidedBy::autotune, c.name);
     } else {
       SpmvOptions row_block_options = options;
       row_block_options.binning = c.row_blocks;

@@ -236,6 +236,17 @@ struct Kit {
     return gpu ? SpmvTarget::portable_gpu : SpmvTarget::portable_cpu;
   }
 
+  /// Whether the plan's kernels read a compressed copy of the column indices where the options
+  /// and the matrix allow one: the host target's always, the CUDA target's when every bin is
+  /// thread_per_row or subvectorX (no row blocks, team_per_row or split rows).
+  static bool reads_index_copies(const SpmvSchedule& s) {
+    if (s.target == SpmvTarget::host) return true;
+    if (s.target != SpmvTarget::cuda || s.row_blocks || s.bins.empty()) return false;
+    for (const SpmvSchedule::Bin& b : s.bins)
+      if (b.kernel == SpmvKernel::team_per_row || b.kernel == SpmvKernel::split_row) return false;
+    return true;
+  }
+
   static Plan make_plan(const Crs& a, const Config& c) {
     if (!c.decision) return Plan(a, c.options);
     SpmvTuningOptions t;
@@ -374,6 +385,7 @@ TYPED_TEST(Spmv, DescribeSaysWhatAndWhy) {
   using Compression = SpmvOptions::IndexCompression;
   using XPrefetch = SpmvOptions::XPrefetch;
   const bool host_target = K::expected_target(Backend::automatic) == SpmvTarget::host;
+  const bool cuda_target = K::expected_target(Backend::automatic) == SpmvTarget::cuda;
   const HostCsr S = rounded<typename K::Scalar>(test::random_csr(500, 400, 5.0, 41));  // short, all different rows
   const TypeParam s = to_crs<TypeParam>(S);
   const std::string space = TypeParam::execution_space::name();
@@ -394,7 +406,9 @@ TYPED_TEST(Spmv, DescribeSaysWhatAndWhy) {
     EXPECT_TRUE(contains(automatic, "x not prefetched (automatic: x of 400 entries")) << automatic;
     EXPECT_TRUE(contains(automatic, "served by the caches")) << automatic;
   } else {
-    EXPECT_FALSE(contains(automatic, "column indices")) << automatic;
+    // The CUDA target says where its kernels read the indices from (a copy or, with row blocks,
+    // the matrix's own); the portable targets have no copies to speak of.
+    EXPECT_EQ(contains(automatic, "column indices"), cuda_target) << automatic;
     EXPECT_FALSE(contains(automatic, "prefetched")) << automatic;
   }
 
@@ -407,17 +421,21 @@ TYPED_TEST(Spmv, DescribeSaysWhatAndWhy) {
   const std::string f = forced.describe();
   EXPECT_EQ(forced.schedule().decided_by, SpmvDecidedBy::forced);
   EXPECT_TRUE(contains(f, "decided by forced, kernel subvector4, U from options")) << f;
-  if (host_target) {
+  if (host_target || cuda_target)
     EXPECT_TRUE(contains(f, "column indices: the matrix's own (SpmvOptions::compress_indices = off)")) << f;
-    EXPECT_TRUE(contains(f, "x prefetched 64 entries ahead (SpmvOptions::prefetch_x = on)")) << f;
-  }
+  if (host_target) EXPECT_TRUE(contains(f, "x prefetched 64 entries ahead (SpmvOptions::prefetch_x = on)")) << f;
 
   o = SpmvOptions();
   o.compress_indices = Compression::offsets16;
   o.prefetch_x = XPrefetch::on;
   o.binning = SpmvBinning::single_bin;
-  const std::string c = typename K::Plan(s, o).describe();
+  const typename K::Plan c_plan(s, o);
+  const std::string c = c_plan.describe();
   EXPECT_TRUE(contains(c, "decided by model, binning from options")) << c;
+  if (cuda_target && K::reads_index_copies(c_plan.schedule())) {
+    EXPECT_TRUE(contains(c, "16-bit offsets from the row (bandwidth")) << c;
+    EXPECT_TRUE(contains(c, "its row taken straight from the thread index")) << c;
+  }
   if (host_target) {
     EXPECT_TRUE(contains(c, "16-bit offsets from the row (bandwidth")) << c;
     EXPECT_TRUE(contains(c, "(SpmvOptions::compress_indices = offsets16)")) << c;
@@ -426,8 +444,9 @@ TYPED_TEST(Spmv, DescribeSaysWhatAndWhy) {
 
   // A 3D Poisson stencil: 27 patterns or fewer, automatic picks them and says why.
   const HostCsr P = rounded<typename K::Scalar>(gen::poisson3d(12));
-  const std::string p = typename K::Plan(to_crs<TypeParam>(P)).describe();
-  if (host_target)
+  const typename K::Plan p_plan(to_crs<TypeParam>(P));
+  const std::string p = p_plan.describe();
+  if (K::reads_index_copies(p_plan.schedule()))
     EXPECT_TRUE(contains(p, "one 16-bit pattern id per row (automatic: the dictionary is at most a quarter"))
         << p;
 
@@ -664,7 +683,7 @@ TYPED_TEST(Spmv, CompressedColumnIndices) {
   using K = Kit<TypeParam>;
   using Scalar = typename K::Scalar;
   using Compression = SpmvOptions::IndexCompression;
-  const bool host_target = K::expected_target(Backend::automatic) == SpmvTarget::host;
+  const bool cuda_target = K::expected_target(Backend::automatic) == SpmvTarget::cuda;
   // Rows of 22 entries within |col - row| <= 30000 of the diagonal, unsorted.
   const HostCsr A = rounded<Scalar>(wide_band(33000, 30000, 21, 31));
   const TypeParam a = to_crs<TypeParam>(A);
@@ -675,27 +694,31 @@ TYPED_TEST(Spmv, CompressedColumnIndices) {
       o.compress_indices = c;
       o.kernel = k;
       const typename K::Plan plan(a, o);
-      const bool expect_compressed = host_target && c != Compression::off;  // avg row ~20 >= 16
+      // avg row ~20 >= 16 (host), rows all different (no row patterns)
+      const bool expect_compressed = c != Compression::off && K::reads_index_copies(plan.schedule());
       EXPECT_EQ(plan.schedule().compressed_indices, expect_compressed) << plan.describe();
       EXPECT_TRUE(K::check(plan, A, "N", 1.5, 0.0, 32)) << plan.describe();
       EXPECT_TRUE(K::check(plan, A, "N", -0.5, 0.75, 33)) << plan.describe();
     }
   }
-  // Short rows: automatic leaves them alone, `offsets16` still compresses.
+  // Short rows: automatic leaves them alone on the host (the CUDA target takes the bytes),
+  // `offsets16` still compresses.
   const HostCsr S = rounded<Scalar>(test::random_csr(500, 400, 5.0, 34));
   const TypeParam s = to_crs<TypeParam>(S);
   SpmvOptions o;
-  EXPECT_FALSE(typename K::Plan(s, o).schedule().compressed_indices);
+  const typename K::Plan short_rows(s, o);
+  EXPECT_EQ(short_rows.schedule().compressed_indices, cuda_target && K::reads_index_copies(short_rows.schedule()))
+      << short_rows.describe();
   o.compress_indices = Compression::offsets16;
   const typename K::Plan on(s, o);
-  EXPECT_EQ(on.schedule().compressed_indices, host_target);
+  EXPECT_EQ(on.schedule().compressed_indices, K::reads_index_copies(on.schedule())) << on.describe();
   EXPECT_TRUE(K::check(on, S, "N", 1.0, 0.0, 35));
   // Too wide: one entry 40000 columns away from its row.
   HostCsr W = HostCsr::from_triplets(3, 50000, {{0, 0, 1.0}, {1, 40001, 2.0}, {2, 5, 3.0}});
   const TypeParam w = to_crs<TypeParam>(W);
   const typename K::Plan wide(w, o);
   EXPECT_FALSE(wide.schedule().compressed_indices);
-  if (host_target) EXPECT_EQ(wide.schedule().bandwidth, 40000);
+  if (K::reads_index_copies(wide.schedule())) EXPECT_EQ(wide.schedule().bandwidth, 40000);
   EXPECT_TRUE(K::check(wide, W, "N", 1.0, 0.0, 36));
 }
 
@@ -709,7 +732,6 @@ TYPED_TEST(Spmv, RowPatternColumnIndices) {
   using K = Kit<TypeParam>;
   using Scalar = typename K::Scalar;
   using Compression = SpmvOptions::IndexCompression;
-  const bool host_target = K::expected_target(Backend::automatic) == SpmvTarget::host;
   HostCsr P = gen::poisson3d(12);  // 1728 rows, interior lines of 10 rows with one pattern
   HostCsr A;  // built by hand: from_triplets would sort the rows and merge the duplicate
   A.num_rows = P.num_rows;
@@ -737,8 +759,8 @@ TYPED_TEST(Spmv, RowPatternColumnIndices) {
       o.compress_indices = c;
       o.kernel = k;
       const typename K::Plan plan(a, o);
-      EXPECT_EQ(plan.schedule().row_patterns, host_target) << plan.describe();
-      if (host_target) {
+      EXPECT_EQ(plan.schedule().row_patterns, K::reads_index_copies(plan.schedule())) << plan.describe();
+      if (plan.schedule().row_patterns) {
         EXPECT_GT(plan.schedule().num_row_patterns, 27);
         EXPECT_LT(plan.schedule().num_row_patterns, 60);
         EXPECT_NE(plan.describe().find("row patterns"), std::string::npos) << plan.describe();
@@ -771,7 +793,7 @@ TYPED_TEST(Spmv, RowPatternColumnIndices) {
     o.compress_indices = c;
     const typename K::Plan plan(r, o);
     EXPECT_FALSE(plan.schedule().row_patterns) << plan.describe();
-    if (host_target) {
+    if (K::reads_index_copies(plan.schedule())) {
       EXPECT_GT(plan.schedule().row_pattern_offsets, 16384);
       EXPECT_NE(plan.describe().find("row patterns not used"), std::string::npos) << plan.describe();
       EXPECT_EQ(plan.schedule().compressed_indices, c == Compression::automatic);
@@ -784,12 +806,12 @@ TYPED_TEST(Spmv, RowPatternColumnIndices) {
   const TypeParam sm = to_crs<TypeParam>(S);
   const typename K::Plan declined(sm);
   EXPECT_FALSE(declined.schedule().row_patterns);
-  if (host_target)
+  if (K::reads_index_copies(declined.schedule()))
     EXPECT_NE(declined.describe().find("more than a quarter"), std::string::npos) << declined.describe();
   SpmvOptions forced;
   forced.compress_indices = Compression::row_patterns;
   const typename K::Plan small(sm, forced);
-  EXPECT_EQ(small.schedule().row_patterns, host_target);
+  EXPECT_EQ(small.schedule().row_patterns, K::reads_index_copies(small.schedule())) << small.describe();
   EXPECT_TRUE(K::check(small, S, "N", 1.5, 0.0, salt += 2)) << small.describe();
   EXPECT_TRUE(K::check(small, S, "N", -0.5, 0.75, salt += 2)) << small.describe();
 }
@@ -850,7 +872,7 @@ TYPED_TEST(Spmv, XPrefetchThroughTheColumnIndices) {
   forced.prefetch_x = XPrefetch::on;
   const TypeParam poisson = to_crs<TypeParam>(gen::poisson3d(10));
   const typename K::Plan stencil(poisson, forced);
-  EXPECT_EQ(stencil.schedule().row_patterns, host_target);
+  EXPECT_EQ(stencil.schedule().row_patterns, K::reads_index_copies(stencil.schedule())) << stencil.describe();
   EXPECT_EQ(stencil.schedule().x_prefetch_distance, 0) << stencil.describe();
 }
 
@@ -1023,8 +1045,9 @@ TEST(SpmvAutotune, PowerLaw) {
 }
 
 // The CUDA target's autotune also times both row-block schedules (the automatic CUDA choice on
-// irregular rows, which no decision describes), for the types whose kernels run them only; the
-// other targets time decisions alone. (The timing itself runs on a GPU build's tests.)
+// irregular rows, which no decision describes), for the types whose kernels run them only, and the
+// model's decision on A's own column indices; the other targets time decisions alone, with the
+// options' indices. (The timing itself runs on a GPU build's tests.)
 TEST(SpmvAutotune, RowBlockCandidatesOnTheCudaTargetOnly) {
   const SpmvDecision base = spmv_model_decide(spmv_features({0, 2, 5, 5, 9}, 9), SpmvTarget::cuda);
   auto row_block_names = [&](SpmvTarget target, bool kernels) {
@@ -1042,6 +1065,19 @@ TEST(SpmvAutotune, RowBlockCandidatesOnTheCudaTargetOnly) {
   for (SpmvTarget t : {SpmvTarget::host, SpmvTarget::portable_cpu, SpmvTarget::portable_gpu})
     EXPECT_TRUE(row_block_names(t, true).empty()) << to_string(t);
   EXPECT_EQ(Impl::spmv_autotune_candidates(base, SpmvTarget::host, true).size(), size_t(10));
+  auto own_indices = [&](SpmvTarget target) {
+    std::vector<std::string> names;
+    for (const auto& c : Impl::spmv_autotune_candidates(base, target, true))
+      if (c.compress_indices) {
+        EXPECT_EQ(*c.compress_indices, SpmvOptions::IndexCompression::off);
+        EXPECT_TRUE(c.decision && c.decision->single_bin == base.single_bin &&
+                    c.decision->virtual_row_size == base.virtual_row_size);
+        names.push_back(c.name);
+      }
+    return names;
+  };
+  EXPECT_EQ(own_indices(SpmvTarget::cuda), std::vector<std::string>{"model, the matrix's own column indices"});
+  EXPECT_TRUE(own_indices(SpmvTarget::host).empty());
 }
 
 TEST(SpmvApi, ConstInputExecutionSpaceInstanceAndDescribe) {

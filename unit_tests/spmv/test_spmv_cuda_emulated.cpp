@@ -27,6 +27,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -149,7 +150,19 @@ struct Config {
   int64_t expect_row_blocks = 0;
   /// Row blocks summed along the merge path (SpmvBinning::row_blocks_merge).
   bool expect_merge = false;
+  /// Where the thread_per_row and subvectorX kernels must read the columns from (any: not checked).
+  enum class Columns { any, stored, offsets16, patterns } expect_columns = Columns::any;
 };
+
+/// `c` with SpmvOptions::compress_indices = `compression`, its kernels expected to read `columns`.
+Config reading(Config c, SpmvOptions::IndexCompression compression, Config::Columns columns) {
+  c.options.compress_indices = compression;
+  c.expect_columns = columns;
+  c.name += columns == Config::Columns::offsets16  ? ", 16-bit column offsets"
+            : columns == Config::Columns::patterns ? ", row patterns"
+                                                   : ", the matrix's own columns";
+  return c;
+}
 
 /// SpmvBinning::row_blocks, at least `min_blocks` row blocks; rows longer than `threshold` split in
 /// chunks of `chunk` entries (0: the defaults, 2048 and 1024).
@@ -345,6 +358,37 @@ struct Kit {
                                              << " split rows";
       if (!d.bins.empty()) return ::testing::AssertionFailure() << "bins in a row-block schedule";
     }
+    // Direct rows exactly where the one bin holds every virtual row in order, virtual row v
+    // starting at row v * U: the kernels then take the row straight from the slot.
+    const bool single_ordered_bin = s.single_bin && !s.row_blocks && d.bins.size() == 1 && d.num_split_rows == 0;
+    if (d.direct_rows != single_ordered_bin)
+      return ::testing::AssertionFailure() << "direct rows " << d.direct_rows << " on a schedule of " << d.bins.size()
+                                           << " bins, single bin " << s.single_bin;
+    if (d.direct_rows) {
+      const auto& vrows = s.bins[0].vrows;
+      for (int64_t v = 0; v < s.num_vrows(); ++v)
+        if (vrows[v] != v || s.vrow_bounds[v] != v * s.virtual_row_size)
+          return ::testing::AssertionFailure() << "direct rows, but virtual row " << v << " is not rows from "
+                                               << v * s.virtual_row_size;
+    }
+    if (c.only_kernel && *c.only_kernel != SpmvKernel::team_per_row && s.features.rows > 0 && !d.direct_rows)
+      return ::testing::AssertionFailure() << "forced " << to_string(*c.only_kernel) << " without direct rows";
+    using Columns = Config::Columns;
+    if (c.expect_columns != Columns::any) {
+      const Columns got = s.row_patterns ? Columns::patterns : s.compressed_indices ? Columns::offsets16 : Columns::stored;
+      if (got != c.expect_columns)
+        return ::testing::AssertionFailure() << "columns read from the wrong place:\n" << s.describe();
+      const size_t nnz = op.a.graph.entries.extent(0);
+      if ((got == Columns::offsets16) != (d.col_offsets.extent(0) == nnz && nnz > 0))
+        return ::testing::AssertionFailure() << d.col_offsets.extent(0) << " 16-bit offsets for " << nnz << " entries";
+      // The CUDA kernels read the dictionary as int16 only.
+      if ((got == Columns::patterns) != (d.row_pattern.extent(0) == size_t(s.features.rows)) ||
+          d.pattern_offsets.extent(0) != 0 ||
+          (got == Columns::patterns && d.pattern_offsets16.extent(0) != size_t(s.row_pattern_offsets)))
+        return ::testing::AssertionFailure() << "row patterns: " << d.row_pattern.extent(0) << " ids for "
+                                             << s.features.rows << " rows, dictionary " << d.pattern_offsets16.extent(0)
+                                             << " int16 and " << d.pattern_offsets.extent(0) << " int32 offsets";
+    }
     if (c.expect_grid_stride)
       for (const auto& bin : d.bins)
         if (Impl::cuda::spmv_bin_launch(bin.kernel, bin.num_vrows, bin.rows_per_vrow, Impl::cuda::max_grid_blocks)
@@ -449,6 +493,16 @@ struct Kit {
       return ::testing::AssertionFailure() << "emulation: " << e.what();
     }
     return test::spmm_matches<Scalar>(run.mode, run.alpha, A, X, run.beta, Y0, test::to_host_dense(yv));
+  }
+
+  /// The kernels read the plan's copy of the column indices, not A's: with A's indices zeroed
+  /// after the analysis (every entry then in column 0), mode N still matches the original matrix.
+  static ::testing::AssertionResult reads_the_copy(const HostCsr& A0, const Config& c, uint64_t salt) {
+    const HostCsr A = rounded<Scalar>(A0);
+    const Operator op = make_operator(A, c);
+    Kokkos::deep_copy(op.n.analysis.A.graph.entries, 0);  // the same memory as op.a's
+    const emu::Schedule schedule = emu::standard_schedules(test::seed_for(salt)).front();
+    return check(op, A, schedule, Run{"N", 1.5, 0.0, 2}, salt);
   }
 
   /// Every configuration under every schedule, each run of `runs` (x a View of XValue).
@@ -619,6 +673,130 @@ TYPED_TEST(SpmvCudaEmulated, RowBlocksMergeOnEveryRowShape) {
   const HostCsr full_block = dense_row_among_short(3, static_cast<int>(SpmvSchedule::row_block_entries), 1, salt);
   K::run_configs(full_block, {row_blocks_merge(2)}, salt += 100);
   K::run_configs(dense_row_among_short(1, 50, 0, salt), {row_blocks_merge(1)}, salt += 100);
+}
+
+// 16-bit column offsets and row patterns on the CUDA target, for each kernel that reads them
+// (thread_per_row, subvectorX): single bin (direct rows) with the model's U and with U = 3 (a
+// short last virtual row), on unsorted rows with duplicates, negative offsets and empty rows, on a
+// stencil whose rows share patterns (and a row pattern of length 0), and binned through virtual
+// rows; float x under a double matrix too. With A's own indices zeroed after the analysis the
+// results still match: the copies are what the kernels read.
+TYPED_TEST(SpmvCudaEmulated, ColumnCopiesOnEveryKernelThatReadsThem) {
+  using K = Kit<TypeParam>;
+  using Compression = SpmvOptions::IndexCompression;
+  using Columns = Config::Columns;
+  const SpmvKernel copy_kernels[] = {SpmvKernel::thread_per_row, SpmvKernel::subvector2, SpmvKernel::subvector4,
+                                     SpmvKernel::subvector8,     SpmvKernel::subvector16, SpmvKernel::subvector32};
+  uint64_t salt = 9000;
+  for (SpmvKernel k : copy_kernels) {
+    const int64_t rows = rows_for(k);
+    const HostCsr A = empty_rows_unless(test::unsorted_with_duplicates(rows, rows / 2 + 7, 12, salt),
+                                        [](int64_t i) { return i % 9 != 4; });
+    ASSERT_FALSE(A.is_sorted_and_unique());
+    const std::vector<Config> configs = {reading(forced(k), Compression::offsets16, Columns::offsets16),
+                                         reading(forced(k, 3), Compression::row_patterns, Columns::patterns),
+                                         reading(forced(k, 3), Compression::off, Columns::stored)};
+    K::run_configs(A, configs, salt += 100);
+    for (size_t i = 0; i + 1 < configs.size(); ++i)
+      EXPECT_TRUE(K::reads_the_copy(A, configs[i], salt += 2)) << configs[i].name;
+    const HostCsr P = empty_rows_unless(gen::poisson3d(7), [](int64_t i) { return i != 40; });
+    const Config stencil = reading(forced(k), Compression::automatic, Columns::patterns);
+    K::run_configs(P, {stencil}, salt += 100);
+    EXPECT_TRUE(K::reads_the_copy(P, stencil, salt += 2)) << stencil.name;
+  }
+  // Binned: every class to thread_per_row or a subvector kernel, no split rows; the kernels find
+  // their rows through the bins' virtual rows.
+  SpmvDecision d;
+  d.virtual_row_size = 2;
+  d.single_bin = false;
+  for (int cls = 0; cls < num_spmv_classes; ++cls)
+    d.kernel_for_class[cls] = cls == 0 ? SpmvKernel::thread_per_row : cls <= 2 ? SpmvKernel::subvector4
+                                                                                 : SpmvKernel::subvector32;
+  Config binned;
+  binned.name = "binned, thread_per_row / subvector4 / subvector32, U = 2";
+  binned.decision = d;
+  binned.options.split_row_threshold = 100000;
+  const HostCsr M = mixed_lengths(48, 400, 3, salt);
+  for (const auto& [compression, columns] :
+       {std::pair{Compression::offsets16, Columns::offsets16}, std::pair{Compression::row_patterns, Columns::patterns}}) {
+    const Config c = reading(binned, compression, columns);
+    K::run_configs(M, {c}, salt += 100);
+    EXPECT_TRUE(K::reads_the_copy(M, c, salt += 2)) << c.name;
+  }
+  if constexpr (std::is_same_v<typename K::Scalar, double>)
+    K::template run_configs<float>(gen::poisson3d(5), {reading(forced(SpmvKernel::subvector4), Compression::automatic,
+                                                               Columns::patterns)},
+                                   salt += 100);
+}
+
+// Where the CUDA target reads column indices from, and why describe() says it does.
+TEST(SpmvCudaLaunch, ColumnCopiesChosenOnTheCudaTarget) {
+  using Compression = SpmvOptions::IndexCompression;
+  auto schedule = [](const HostCsr& A, const SpmvOptions& o) {
+    using Crs = HostCrs<double, int>;
+    const Crs a = to_crs<Crs>(A);
+    Impl::SpmvColumnIndexCopies<HostDevice> copies;
+    return Impl::analyze_spmv(a, Impl::host_row_map(a), o, SpmvTarget::cuda, copies);
+  };
+  auto says = [](const SpmvSchedule& s, const std::string& what) {
+    return s.describe().find(what) != std::string::npos ? ::testing::AssertionSuccess()
+                                                        : ::testing::AssertionFailure() << s.describe();
+  };
+  SpmvOptions automatic;
+  // A stencil: its 27 patterns, each offset within 16 bits; rows straight from the thread index.
+  const SpmvSchedule stencil = schedule(gen::poisson3d(8), automatic);
+  ASSERT_TRUE(stencil.single_bin) << stencil.describe();
+  EXPECT_TRUE(stencil.row_patterns);
+  EXPECT_EQ(stencil.num_row_patterns, 27);
+  EXPECT_TRUE(says(stencil, "one 16-bit pattern id per row (automatic: the dictionary is at most a quarter"));
+  EXPECT_TRUE(says(stencil, "its row taken straight from the thread index"));
+  // Rows that all differ, short: 16-bit offsets (the host would keep the matrix's own indices).
+  SpmvOptions single = automatic;
+  single.binning = SpmvBinning::single_bin;
+  const SpmvSchedule random = schedule(test::random_csr(500, 400, 5.0, 9500), single);
+  EXPECT_FALSE(random.row_patterns);
+  EXPECT_TRUE(random.compressed_indices);
+  EXPECT_TRUE(says(random, "16-bit offsets from the row (bandwidth"));
+  EXPECT_TRUE(says(random, "(automatic: 2 bytes an entry instead of 4 on the CUDA target)"));
+  // Row blocks (the automatic schedule of irregular rows) and team_per_row: A's own indices.
+  const SpmvSchedule power = schedule(gen::rmat(10, 8, test::seed_for(9501)), automatic);
+  ASSERT_TRUE(power.row_blocks) << power.describe();
+  EXPECT_FALSE(power.compressed_indices || power.row_patterns);
+  EXPECT_TRUE(says(power, "column indices: the matrix's own (automatic: only the CUDA thread_per_row and "
+                          "subvectorX kernels read a compressed copy, and this schedule runs row blocks)"));
+  SpmvOptions team = automatic;
+  team.kernel = SpmvKernel::team_per_row;
+  team.compress_indices = Compression::offsets16;
+  const SpmvSchedule teams = schedule(gen::poisson3d(4), team);
+  EXPECT_FALSE(teams.compressed_indices || teams.row_patterns);
+  EXPECT_TRUE(says(teams, "(SpmvOptions::compress_indices = offsets16: only the CUDA thread_per_row"));
+  // One pattern whose offset 40000 does not fit 16 bits: the host takes the pattern, the CUDA
+  // target neither the pattern nor 16-bit offsets.
+  std::vector<Triplet> triplets;
+  for (int64_t r = 0; r < 20; ++r) {
+    triplets.push_back({r, r, 1.0});
+    triplets.push_back({r, r + 40000, 2.0});
+  }
+  const HostCsr far = HostCsr::from_triplets(20, 40020, triplets);
+  SpmvOptions patterns = automatic;
+  patterns.compress_indices = Compression::row_patterns;
+  const SpmvSchedule far_cuda = schedule(far, patterns);
+  EXPECT_FALSE(far_cuda.row_patterns || far_cuda.compressed_indices);
+  EXPECT_TRUE(says(far_cuda, "which this matrix does not fit (on the CUDA target every offset within 16 bits)"));
+  EXPECT_FALSE(schedule(far, automatic).compressed_indices);
+  EXPECT_EQ(schedule(far, automatic).bandwidth, 40000);
+  {
+    using Crs = HostCrs<double, int>;
+    const Crs a = to_crs<Crs>(far);
+    Impl::SpmvColumnIndexCopies<HostDevice> copies;
+    EXPECT_TRUE(Impl::analyze_spmv(a, Impl::host_row_map(a), patterns, SpmvTarget::host, copies).row_patterns);
+  }
+  // Off: A's own indices, said so.
+  SpmvOptions off = automatic;
+  off.compress_indices = Compression::off;
+  const SpmvSchedule plain = schedule(gen::poisson3d(8), off);
+  EXPECT_FALSE(plain.row_patterns || plain.compressed_indices);
+  EXPECT_TRUE(says(plain, "column indices: the matrix's own (SpmvOptions::compress_indices = off)"));
 }
 
 // x of another value type than the matrix (float x under a double matrix): the one value type the

@@ -42,6 +42,13 @@
 //                   products along the merge path instead (an equal share of row ends and
 //                   entries per thread, a segmented scan across threads; same launch).
 //
+// Single-bin schedules (regular rows) run with direct rows: the slot is the row, so the kernel
+// reads row_map first instead of the virtual-row list and its bounds (two dependent loads fewer
+// per row). thread_per_row and subvectorX read each entry's column through a reader
+// (spmv_cuda_kernels.cuh): A's own indices, the plan's 16-bit offsets col - row, or a row-pattern
+// id per row into an int16 dictionary, as the schedule chose (SpmvOptions::compress_indices); the
+// other kernels read A's own indices, and the schedule compresses only schedules without them.
+//
 // Every kernel writes every row of its virtual rows, empty rows included, as
 // y(r) = beta == 0 ? alpha * sum : beta * y(r) + alpha * sum (NaN in y does not propagate when
 // beta == 0). Grid sizes are computed in int64 and clamped to grid_limit(space) (max_grid_blocks
@@ -91,6 +98,8 @@ struct SpmvCudaArgs {
   int64_t x_stride;
   Scalar* y;
   int64_t y_stride;
+  bool direct_rows;  ///< SpmvDeviceSchedule::direct_rows: the slots of the one bin are the rows
+  int64_t rows;
 };
 
 /// 256-thread blocks (spmv_block_size, the constant every kernel's __launch_bounds__ names), no
@@ -138,32 +147,46 @@ inline KernelLaunch spmv_row_blocks_launch(int64_t num_row_blocks, int64_t num_s
   return spmv_launch_of(grid_blocks(num_row_blocks + num_split_chunks, 1, limit));
 }
 
-template <int X, class Args, class Bin>
-void spmv_launch_subvector(const Args& a, const Bin& bin, const KernelLaunch& launch) {
-  const int64_t slots = bin.num_vrows * bin.rows_per_vrow;
+/// The slots a thread_per_row or subvectorX launch walks and the virtual rows they map through:
+/// with direct rows (SpmvDeviceSchedule::direct_rows: one bin of every row in order) the slots
+/// are the rows and the kernels get no virtual-row list (nullptr); otherwise num_vrows * U slots
+/// through the bin's list. The grid is spmv_bin_launch's either way (at most U - 1 idle slots).
+template <class Args, class Bin>
+int64_t spmv_bin_slots(const Args& a, const Bin& bin) {
+  return a.direct_rows ? a.rows : bin.num_vrows * bin.rows_per_vrow;
+}
+template <class Args, class Bin>
+auto spmv_bin_vrows(const Args& a, const Bin& bin) {
+  return a.direct_rows ? nullptr : bin.vrows.data();
+}
+
+template <int X, class Args, class Bin, class Columns>
+void spmv_launch_subvector(const Args& a, const Bin& bin, const Columns& columns, const KernelLaunch& launch) {
   SPROCKET_CUDA_LAUNCH(launch, a.stream, spmv_subvector_kernel<X>)(
-      a.row_map, a.entries, a.values, bin.vrows.data(), a.bounds, slots, bin.rows_per_vrow, a.alpha, a.x,
-      a.x_stride, a.beta, a.y, a.y_stride);
+      a.row_map, columns, a.values, spmv_bin_vrows(a, bin), a.bounds, spmv_bin_slots(a, bin), bin.rows_per_vrow,
+      a.alpha, a.x, a.x_stride, a.beta, a.y, a.y_stride);
   check_launch("Sprocket::spmv", "spmv_subvector_kernel");
 }
 
-template <class Args, class Bin>
-void spmv_launch_bin(const Args& a, const Bin& bin) {
+/// One bin by its kernel. thread_per_row and subvectorX read the entries' columns through
+/// `columns` (the schedule's compressed copy or A's own indices); team_per_row always reads A's
+/// own (the schedule compresses only schedules without it).
+template <class Args, class Bin, class Columns>
+void spmv_launch_bin(const Args& a, const Bin& bin, const Columns& columns) {
   if (bin.num_vrows <= 0) return;
-  const int64_t slots = bin.num_vrows * bin.rows_per_vrow;
   const KernelLaunch launch = spmv_bin_launch(bin.kernel, bin.num_vrows, bin.rows_per_vrow, a.grid_limit);
   switch (bin.kernel) {
     case SpmvKernel::thread_per_row:
       SPROCKET_CUDA_LAUNCH(launch, a.stream, spmv_thread_per_row_kernel)(
-          a.row_map, a.entries, a.values, bin.vrows.data(), a.bounds, slots, bin.rows_per_vrow, a.alpha, a.x,
-          a.x_stride, a.beta, a.y, a.y_stride);
+          a.row_map, columns, a.values, spmv_bin_vrows(a, bin), a.bounds, spmv_bin_slots(a, bin), bin.rows_per_vrow,
+          a.alpha, a.x, a.x_stride, a.beta, a.y, a.y_stride);
       check_launch("Sprocket::spmv", "spmv_thread_per_row_kernel");
       break;
-    case SpmvKernel::subvector2: spmv_launch_subvector<2>(a, bin, launch); break;
-    case SpmvKernel::subvector4: spmv_launch_subvector<4>(a, bin, launch); break;
-    case SpmvKernel::subvector8: spmv_launch_subvector<8>(a, bin, launch); break;
-    case SpmvKernel::subvector16: spmv_launch_subvector<16>(a, bin, launch); break;
-    case SpmvKernel::subvector32: spmv_launch_subvector<32>(a, bin, launch); break;
+    case SpmvKernel::subvector2: spmv_launch_subvector<2>(a, bin, columns, launch); break;
+    case SpmvKernel::subvector4: spmv_launch_subvector<4>(a, bin, columns, launch); break;
+    case SpmvKernel::subvector8: spmv_launch_subvector<8>(a, bin, columns, launch); break;
+    case SpmvKernel::subvector16: spmv_launch_subvector<16>(a, bin, columns, launch); break;
+    case SpmvKernel::subvector32: spmv_launch_subvector<32>(a, bin, columns, launch); break;
     case SpmvKernel::team_per_row:
       SPROCKET_CUDA_LAUNCH(launch, a.stream, spmv_team_per_row_kernel)(
           a.row_map, a.entries, a.values, bin.vrows.data(), a.bounds, bin.num_vrows, a.alpha, a.x, a.x_stride,
@@ -260,9 +283,19 @@ void spmv_apply(const Space& space, const SpmvAnalysis<CrsType>& analysis, Scala
       x.data(),
       static_cast<int64_t>(x.stride(0)),
       y.data(),
-      static_cast<int64_t>(y.stride(0))};
+      static_cast<int64_t>(y.stride(0)),
+      s.direct_rows,
+      static_cast<int64_t>(A.numRows())};
   if (s.row_blocks) return spmv_launch_row_blocks(args, s);
-  for (const auto& bin : s.bins) spmv_launch_bin(args, bin);
+  const auto launch_bins = [&](const auto& columns) {
+    for (const auto& bin : s.bins) spmv_launch_bin(args, bin, columns);
+  };
+  if (s.row_pattern.extent(0) > 0)
+    launch_bins(SpmvPatternColumns{s.row_pattern.data(), s.pattern_begin.data(), s.pattern_offsets16.data()});
+  else if (s.col_offsets.extent(0) > 0)
+    launch_bins(SpmvOffsetColumns{s.col_offsets.data()});
+  else
+    launch_bins(SpmvStoredColumns<Ordinal>{A.graph.entries.data()});
   spmv_launch_split_rows(args, s);
 }
 

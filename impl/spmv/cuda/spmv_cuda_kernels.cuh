@@ -46,14 +46,73 @@ __device__ __forceinline__ int64_t spmv_div(int64_t a, int64_t b) {
 /// y = beta == 0 ? alpha * sum : beta * y + alpha * sum; beta == 0 never reads y.
 /// Row of a (virtual row, row in it) slot: slot / U picks the bin's virtual row, slot % U the row
 /// inside it; -1 for the idle slots past the end of a virtual row shorter than U.
+/// vrows == nullptr: the schedule's one bin holds every row in order (SpmvDeviceSchedule::
+/// direct_rows), the launcher passes the row count as the slot count, and the slot is the row:
+/// no dependent loads of the virtual row and its bounds before the row map.
 template <class Ordinal>
 __device__ __forceinline__ int64_t spmv_slot_row(int64_t slot, const Ordinal* __restrict__ vrows,
                                                  const Ordinal* __restrict__ bounds, int64_t rows_per_vrow) {
+  if (vrows == nullptr) return slot;
   const int64_t vi = spmv_div(slot, rows_per_vrow);
   const int64_t v = ldg(vrows + vi);
   const int64_t r = static_cast<int64_t>(ldg(bounds + v)) + (slot - vi * rows_per_vrow);
   return r < static_cast<int64_t>(ldg(bounds + v + 1)) ? r : -1;
 }
+
+/// Where the thread_per_row and subvectorX kernels read an entry's column (SpmvSchedule::
+/// compressed_indices, ::row_patterns): `columns.row(r, begin)` once per row, then `col(k)` for
+/// each of its entries k (positions in A's arrays, begin = row_map[r]). The values are read from A
+/// in every case, so value updates stay visible; the pattern must not change after the analysis.
+/// A's own column indices, 4 bytes an entry.
+template <class Ordinal>
+struct SpmvStoredColumns {
+  const Ordinal* __restrict__ entries;
+  struct Row {
+    const Ordinal* __restrict__ entries;
+    __device__ __forceinline__ int64_t col(int64_t k) const { return static_cast<int64_t>(ldg(entries + k)); }
+  };
+  __device__ __forceinline__ Row row(int64_t, int64_t) const { return {entries}; }
+};
+
+/// col - row of every entry as int16 (|col - row| <= 32767), 2 bytes an entry.
+struct SpmvOffsetColumns {
+  const int16_t* __restrict__ offsets;
+  struct Row {
+    const int16_t* __restrict__ offsets;
+    int64_t r;
+    __device__ __forceinline__ int64_t col(int64_t k) const { return r + static_cast<int64_t>(ldg(offsets + k)); }
+  };
+  __device__ __forceinline__ Row row(int64_t r, int64_t) const { return {offsets, r}; }
+};
+
+/// A pattern id per row (2 bytes a row) into a dictionary of the distinct offset sequences col -
+/// row, in stored order, as int16: pattern p's offsets at pattern_offsets[pattern_begin[p] ...].
+/// Rows of a stencil share a few patterns, so the dictionary stays in the caches, and the rows of
+/// one warp that share a pattern read the same offsets.
+struct SpmvPatternColumns {
+  const uint16_t* __restrict__ row_pattern;
+  const int32_t* __restrict__ pattern_begin;
+  const int16_t* __restrict__ pattern_offsets;
+  struct Row {
+    const int16_t* __restrict__ offsets;
+    int64_t shift;  ///< pattern_begin[p] - begin: entry k's offset is offsets[k + shift]
+    int64_t r;
+    __device__ __forceinline__ int64_t col(int64_t k) const {
+      return r + static_cast<int64_t>(ldg(offsets + (k + shift)));
+    }
+  };
+  __device__ __forceinline__ Row row(int64_t r, int64_t begin) const {
+    const int64_t first = static_cast<int64_t>(ldg(pattern_begin + ldg(row_pattern + r)));
+    return {pattern_offsets, first - begin, r};
+  }
+};
+
+/// Resident blocks of 256 threads per SM the thread_per_row and subvectorX kernels ask ptxas to
+/// allow (__launch_bounds__' second argument): 8 (the whole SM, 32 registers a thread) for the
+/// row-pattern reader, whose row state otherwise took 34 registers in subvector2 (sm_80, double /
+/// int: 6 blocks); 1 (no constraint) for the others, which stay within 32 without it.
+template <class Columns>
+inline constexpr int spmv_columns_min_blocks = std::is_same_v<Columns, SpmvPatternColumns> ? 8 : 1;
 
 template <class Scalar>
 __device__ __forceinline__ void spmv_store(Scalar* y, Scalar alpha, Scalar sum, Scalar beta) {
@@ -139,10 +198,11 @@ __device__ __forceinline__ void spmv_split_chunk(int64_t c, const Offset* __rest
 
 /// kernel-serial: one thread per (virtual row, row in it) slot, slot = vi * U + j. Threads of a
 /// slot past the end of a short virtual row idle. With large U consecutive threads take
-/// consecutive rows, so row_map reads and y writes coalesce.
-template <class Offset, class Ordinal, class XValue, class Scalar>
-__global__ void __launch_bounds__(spmv_block_size)
-    spmv_thread_per_row_kernel(const Offset* __restrict__ row_map, const Ordinal* __restrict__ entries,
+/// consecutive rows, so row_map reads and y writes coalesce. Columns: where the entries' columns
+/// are read from (SpmvStoredColumns, SpmvOffsetColumns, SpmvPatternColumns).
+template <class Offset, class Columns, class Ordinal, class XValue, class Scalar>
+__global__ void __launch_bounds__(spmv_block_size, spmv_columns_min_blocks<Columns>)
+    spmv_thread_per_row_kernel(const Offset* __restrict__ row_map, const Columns columns,
                                const Scalar* __restrict__ values, const Ordinal* __restrict__ vrows,
                                const Ordinal* __restrict__ bounds, int64_t num_slots, int64_t rows_per_vrow,
                                Scalar alpha, const XValue* __restrict__ x, int64_t x_stride, Scalar beta,
@@ -154,11 +214,11 @@ __global__ void __launch_bounds__(spmv_block_size)
     if (r < 0) continue;
     const int64_t begin = static_cast<int64_t>(ldg(row_map + r));
     const int64_t end = static_cast<int64_t>(ldg(row_map + r + 1));
+    const auto cols = columns.row(r, begin);
     Scalar sum = 0;
 #pragma unroll 4
     for (int64_t k = begin; k < end; ++k)
-      sum += static_cast<Scalar>(ldg(values + k)) *
-             static_cast<Scalar>(ldg(x + static_cast<int64_t>(ldg(entries + k)) * x_stride));
+      sum += static_cast<Scalar>(ldg(values + k)) * static_cast<Scalar>(ldg(x + cols.col(k) * x_stride));
     spmv_store(y + r * y_stride, alpha, sum, beta);
   }
 }
@@ -167,10 +227,10 @@ __global__ void __launch_bounds__(spmv_block_size)
 /// begin + l, begin + l + X, ... (consecutive lanes read consecutive entries: coalesced), then a
 /// butterfly over the group's lanes and lane 0 of the group writes y. The paper stages the
 /// products in local memory for a segmented reduction; register shuffles do the same without
-/// shared memory or block barriers.
-template <int X, class Offset, class Ordinal, class XValue, class Scalar>
-__global__ void __launch_bounds__(spmv_block_size)
-    spmv_subvector_kernel(const Offset* __restrict__ row_map, const Ordinal* __restrict__ entries,
+/// shared memory or block barriers. Columns as for kernel-serial.
+template <int X, class Offset, class Columns, class Ordinal, class XValue, class Scalar>
+__global__ void __launch_bounds__(spmv_block_size, spmv_columns_min_blocks<Columns>)
+    spmv_subvector_kernel(const Offset* __restrict__ row_map, const Columns columns,
                           const Scalar* __restrict__ values, const Ordinal* __restrict__ vrows,
                           const Ordinal* __restrict__ bounds, int64_t num_slots, int64_t rows_per_vrow,
                           Scalar alpha, const XValue* __restrict__ x, int64_t x_stride, Scalar beta, Scalar* y,
@@ -188,10 +248,10 @@ __global__ void __launch_bounds__(spmv_block_size)
     if (r < 0) continue;
     const int64_t begin = static_cast<int64_t>(ldg(row_map + r));
     const int64_t end = static_cast<int64_t>(ldg(row_map + r + 1));
+    const auto cols = columns.row(r, begin);
     Scalar sum = 0;
     for (int64_t k = begin + lane; k < end; k += X)
-      sum += static_cast<Scalar>(ldg(values + k)) *
-             static_cast<Scalar>(ldg(x + static_cast<int64_t>(ldg(entries + k)) * x_stride));
+      sum += static_cast<Scalar>(ldg(values + k)) * static_cast<Scalar>(ldg(x + cols.col(k) * x_stride));
     sum = spmv_group_sum<X>(sum, mask);
     if (lane == 0) spmv_store(y + r * y_stride, alpha, sum, beta);
   }
