@@ -29,14 +29,18 @@
 namespace sprocket_bench {
 namespace spmv {
 
-/// Every --variant name: auto, each forced kernel, binned, row_blocks and row_blocks_merge
-/// (SpmvBinning::binned, ::row_blocks, ::row_blocks_merge: the last two CUDA only), portable,
-/// autotune.
+/// Every --variant name: auto, each forced kernel, binned, the automatic schedule with each
+/// SpmvOptions::compress_indices (indices_off, indices_offsets16, indices_row_patterns), row_blocks
+/// and row_blocks_merge (SpmvBinning::binned, ::row_blocks, ::row_blocks_merge: the last two CUDA
+/// only), portable, autotune.
 inline std::vector<std::string> variant_names() {
   std::vector<std::string> v{"auto"};
   for (int k = 0; k < Sprocket::num_spmv_kernels; ++k)
     v.push_back(Sprocket::to_string(static_cast<Sprocket::SpmvKernel>(k)));
   v.push_back("binned");
+  v.push_back("indices_off");
+  v.push_back("indices_offsets16");
+  v.push_back("indices_row_patterns");
   v.push_back("row_blocks");
   v.push_back("row_blocks_merge");
   v.push_back("portable");
@@ -44,8 +48,8 @@ inline std::vector<std::string> variant_names() {
   return v;
 }
 
-/// --variant all: auto, every forced kernel, binned, row_blocks and row_blocks_merge where the default
-/// space is Cuda, portable
+/// --variant all: auto, every forced kernel, binned, the three compress_indices variants, row_blocks
+/// and row_blocks_merge where the default space is Cuda, portable
 /// (autotune is left out: it is slow to set up and ends up as one of the others).
 inline std::vector<std::string> all_variant_names() {
   std::vector<std::string> v = variant_names();
@@ -64,6 +68,12 @@ inline Sprocket::SpmvOptions options_for(const std::string& variant) {
     o.backend = Sprocket::Backend::portable;
   } else if (variant == "binned") {
     o.binning = Sprocket::SpmvBinning::binned;
+  } else if (variant == "indices_off") {
+    o.compress_indices = Sprocket::SpmvOptions::IndexCompression::off;
+  } else if (variant == "indices_offsets16") {
+    o.compress_indices = Sprocket::SpmvOptions::IndexCompression::offsets16;
+  } else if (variant == "indices_row_patterns") {
+    o.compress_indices = Sprocket::SpmvOptions::IndexCompression::row_patterns;
   } else if (variant == "row_blocks") {
     o.binning = Sprocket::SpmvBinning::row_blocks;
   } else if (variant == "row_blocks_merge") {

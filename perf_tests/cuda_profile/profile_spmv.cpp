@@ -24,7 +24,13 @@ SpmvOptions spmv_options_for(const std::string& variant) {
     throw NotProfilable("spmv variant " + variant +
                         " runs no hand-written CUDA kernel the emulation can record (portable: Kokkos' own "
                         "kernel; autotune: chosen by timing on the GPU)");
-  if (variant == "row_blocks")
+  if (variant == "indices_off")
+    o.compress_indices = SpmvOptions::IndexCompression::off;
+  else if (variant == "indices_offsets16")
+    o.compress_indices = SpmvOptions::IndexCompression::offsets16;
+  else if (variant == "indices_row_patterns")
+    o.compress_indices = SpmvOptions::IndexCompression::row_patterns;
+  else if (variant == "row_blocks")
     o.binning = SpmvBinning::row_blocks;
   else if (variant == "row_blocks_merge")
     o.binning = SpmvBinning::row_blocks_merge;

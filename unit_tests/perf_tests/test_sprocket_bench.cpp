@@ -283,17 +283,32 @@ TEST(SprocketBench, SpmvJsonLines) {
       expect_string(r, "peer_march");
     }
   }
-  // --variant all: auto, every forced kernel, binned, portable (row_blocks only where the default
-  // space is Cuda); then the peer.
+  // --variant all: auto, every forced kernel, binned, the automatic schedule with each
+  // compress_indices, portable (row_blocks only where the default space is Cuda); then the peer.
   const std::vector<std::string> variants = values_of(lines, "sprocket", "variant");
-  const std::vector<std::string> expected{"auto",        "thread_per_row", "subvector2",  "subvector4",
-                                          "subvector8",  "subvector16",    "subvector32", "team_per_row",
-                                          "split_row",   "binned",         "portable"};
+  const std::vector<std::string> expected{"auto",
+                                          "thread_per_row",
+                                          "subvector2",
+                                          "subvector4",
+                                          "subvector8",
+                                          "subvector16",
+                                          "subvector32",
+                                          "team_per_row",
+                                          "split_row",
+                                          "binned",
+                                          "indices_off",
+                                          "indices_offsets16",
+                                          "indices_row_patterns",
+                                          "portable"};
   EXPECT_EQ(variants, expected);
   EXPECT_EQ(values_of(lines, "kk", "variant").size(), 1u);
   EXPECT_EQ(text(lines.back(), "impl"), "kk");
   for (const Object& r : lines) {
     const std::string v = text(r, "variant");
+    if (v.rfind("indices_", 0) == 0) {
+      EXPECT_EQ(text(r, "decided_by"), "model") << show(r);  // only where the columns are read from differs
+      continue;
+    }
     if (text(r, "impl") == "sprocket" && v != "auto" && v != "portable" && v != "binned") {
       EXPECT_EQ(text(r, "chosen_kernel"), v) << show(r);  // a forced kernel runs every row
       EXPECT_EQ(text(r, "decided_by"), "forced") << show(r);

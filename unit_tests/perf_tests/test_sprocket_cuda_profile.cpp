@@ -111,6 +111,25 @@ TEST(SprocketCudaProfile, SpmvLongRowsBinnedVersusRowBlocks) {
   EXPECT_LE(number(r[0], "warp_requests_max"), 4 * number(r[0], "warp_requests_mean")) << r[0].substr(0, 800);
 }
 
+// On a stencil the CUDA target reads a row-pattern id per row instead of a column index per
+// entry: fewer sectors than the same schedule on A's own indices, and the kernel takes its row
+// straight from the thread index (no virtual-row list or bounds read).
+TEST(SprocketCudaProfile, SpmvReadsTheColumnCopyOnAStencil) {
+  double sectors[2] = {0, 0};
+  const char* variants[2] = {"indices_off", "auto"};
+  for (int v = 0; v < 2; ++v) {
+    const Output o = run_profile(std::string("--kernel spmv --matrix gen:poisson3d:n=12 --variant ") + variants[v] +
+                                 " --json");
+    ASSERT_EQ(o.status, 0) << o.err;
+    const auto lines = json_lines(o.out);
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_EQ(number(lines[0], "launches"), 1);
+    EXPECT_EQ(lines[0].find("spmv_slot_row"), std::string::npos) << lines[0].substr(0, 3000);
+    sectors[v] = number(lines[0], "sectors");
+  }
+  EXPECT_LT(sectors[1], 0.85 * sectors[0]) << sectors[1] << " against " << sectors[0];
+}
+
 // aspt reads a column-major B and C with a lane per column (one sector per scalar): the tool must
 // see several times LayoutRight's sectors per request. csr_rows (automatic on CUDA) works on
 // row-major copies and stays within 1.25x of LayoutRight.
