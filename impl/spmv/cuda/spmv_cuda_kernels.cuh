@@ -107,13 +107,6 @@ struct SpmvPatternColumns {
   }
 };
 
-/// Resident blocks of 256 threads per SM the thread_per_row and subvectorX kernels ask ptxas to
-/// allow (__launch_bounds__' second argument): 8 (the whole SM, 32 registers a thread) for the
-/// row-pattern reader, whose row state otherwise took 34 registers in subvector2 (sm_80, double /
-/// int: 6 blocks); 1 (no constraint) for the others, which stay within 32 without it.
-template <class Columns>
-inline constexpr int spmv_columns_min_blocks = std::is_same_v<Columns, SpmvPatternColumns> ? 8 : 1;
-
 template <class Scalar>
 __device__ __forceinline__ void spmv_store(Scalar* y, Scalar alpha, Scalar sum, Scalar beta) {
   if (beta == Scalar(0))
@@ -201,7 +194,7 @@ __device__ __forceinline__ void spmv_split_chunk(int64_t c, const Offset* __rest
 /// consecutive rows, so row_map reads and y writes coalesce. Columns: where the entries' columns
 /// are read from (SpmvStoredColumns, SpmvOffsetColumns, SpmvPatternColumns).
 template <class Offset, class Columns, class Ordinal, class XValue, class Scalar>
-__global__ void __launch_bounds__(spmv_block_size, spmv_columns_min_blocks<Columns>)
+__global__ void __launch_bounds__(spmv_block_size)
     spmv_thread_per_row_kernel(const Offset* __restrict__ row_map, const Columns columns,
                                const Scalar* __restrict__ values, const Ordinal* __restrict__ vrows,
                                const Ordinal* __restrict__ bounds, int64_t num_slots, int64_t rows_per_vrow,
@@ -229,7 +222,7 @@ __global__ void __launch_bounds__(spmv_block_size, spmv_columns_min_blocks<Colum
 /// products in local memory for a segmented reduction; register shuffles do the same without
 /// shared memory or block barriers. Columns as for kernel-serial.
 template <int X, class Offset, class Columns, class Ordinal, class XValue, class Scalar>
-__global__ void __launch_bounds__(spmv_block_size, spmv_columns_min_blocks<Columns>)
+__global__ void __launch_bounds__(spmv_block_size)
     spmv_subvector_kernel(const Offset* __restrict__ row_map, const Columns columns,
                           const Scalar* __restrict__ values, const Ordinal* __restrict__ vrows,
                           const Ordinal* __restrict__ bounds, int64_t num_slots, int64_t rows_per_vrow,
@@ -467,8 +460,15 @@ __global__ void __launch_bounds__(spmv_block_size)
     for (int64_t k = threadIdx.x; k < n; k += spmv_block_size)
       products[k] = static_cast<Scalar>(ldg(values + e0 + k)) *
                     static_cast<Scalar>(ldg(x + static_cast<int64_t>(ldg(entries + e0 + k)) * x_stride));
-    for (int64_t i = threadIdx.x; i <= rows; i += spmv_block_size)
-      starts[i] = static_cast<int>(static_cast<int64_t>(ldg(row_map + r0 + i)) - e0);
+    // The rows' starts walked from the block's first row, with a 32-bit index (rows <= 256) in the
+    // lanes-per-row kernel. ptxas then gives that kernel 32 registers without spilling where it
+    // gave 32 with 24 bytes spilled (sm_80, double / int) or 40 (float / int; sm_90 float / int),
+    // and 40 instead of 48 on sm_90 double / size_t. The merge-path kernel keeps the 64-bit index:
+    // with the 32-bit one ptxas gave it 48 registers instead of 40 (sm_80, float / int).
+    using StartIndex = std::conditional_t<MergeSum, int64_t, int>;
+    const Offset* __restrict__ block_row_map = row_map + r0;
+    for (StartIndex i = threadIdx.x; i <= static_cast<StartIndex>(rows); i += spmv_block_size)
+      starts[i] = static_cast<int>(static_cast<int64_t>(ldg(block_row_map + i)) - e0);
     __syncthreads();
     if constexpr (MergeSum) {
       SPROCKET_CUDA_SHARED(int, warp_key, [spmv_block_size / spmv_warp_size]);
