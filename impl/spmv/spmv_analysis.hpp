@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -150,12 +151,12 @@ transpose_with_source(const CrsType& A) {
   return {At, source};
 }
 
-/// col - row for every entry of A as int16, or an empty View when some |col - row| > 32767.
-/// Also returns the bandwidth max |col - row|.
-template <class CrsType>
-std::pair<Kokkos::View<int16_t*, typename CrsType::device_type>, int64_t> compress_columns(
-    const CrsType& A, const std::vector<int64_t>& row_map) {
-  auto entries = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.graph.entries);
+/// col - row for every entry of A (`entries`: A's column indices in host memory) as int16 in
+/// Device's memory, or an empty View when some |col - row| > 32767. Also returns the bandwidth
+/// max |col - row|.
+template <class Device, class HostEntries>
+std::pair<Kokkos::View<int16_t*, Device>, int64_t> compress_columns(const HostEntries& entries,
+                                                                   const std::vector<int64_t>& row_map) {
   int64_t bandwidth = 0;
   for (int64_t r = 0; r + 1 < static_cast<int64_t>(row_map.size()); ++r)
     for (int64_t k = row_map[r]; k < row_map[r + 1]; ++k)
@@ -165,7 +166,7 @@ std::pair<Kokkos::View<int16_t*, typename CrsType::device_type>, int64_t> compre
   for (int64_t r = 0; r + 1 < static_cast<int64_t>(row_map.size()); ++r)
     for (int64_t k = row_map[r]; k < row_map[r + 1]; ++k)
       offsets[k] = static_cast<int16_t>(static_cast<int64_t>(entries(k)) - r);
-  return {to_device_view<int16_t, typename CrsType::device_type>(offsets, "Sprocket::spmv::col_offsets"), bandwidth};
+  return {to_device_view<int16_t, Device>(offsets, "Sprocket::spmv::col_offsets"), bandwidth};
 }
 
 /// The row-pattern dictionary of A (SpmvOptions::IndexCompression::row_patterns): the pattern of
@@ -185,11 +186,10 @@ struct RowPatterns {
   bool offsets_fit_16_bits = false;
 };
 
-template <class CrsType>
-RowPatterns<typename CrsType::device_type> find_row_patterns(const CrsType& A, const std::vector<int64_t>& row_map) {
-  using Device = typename CrsType::device_type;
+/// `entries`: A's column indices in host memory; the Views are made in Device's memory.
+template <class Device, class HostEntries>
+RowPatterns<Device> find_row_patterns(const HostEntries& entries, const std::vector<int64_t>& row_map) {
   using Result = RowPatterns<Device>;
-  auto entries = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.graph.entries);
   const int64_t n = static_cast<int64_t>(row_map.size()) - 1;
   std::vector<int32_t> begin{0}, offsets;
   std::vector<uint16_t> row_pattern(std::max<int64_t>(n, 0));
@@ -255,11 +255,19 @@ SpmvSchedule analyze_spmv(const CrsType& A, const std::vector<int64_t>& row_map,
                           SpmvTarget target, SpmvColumnIndexCopies<typename CrsType::device_type>& copies,
                           const SpmvDecision* decision = nullptr, SpmvDecidedBy decided_by = SpmvDecidedBy::model,
                           const std::string& decision_detail = "") {
+  using Device = typename CrsType::device_type;
+  // A's column indices on the host, copied at most once per call whichever facts ask for them (on
+  // a host space the mirror is A's own View).
+  std::optional<decltype(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.graph.entries))> host_entries;
+  auto entries = [&]() -> const auto& {
+    if (!host_entries) host_entries = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.graph.entries);
+    return *host_entries;
+  };
   SpmvIndexFacts facts;
   facts.scalar_bytes = static_cast<int64_t>(sizeof(typename CrsType::non_const_value_type));
   facts.row_patterns = [&]() {
     if (!copies.patterns_counted) {
-      copies.patterns = find_row_patterns(A, row_map);
+      copies.patterns = find_row_patterns<Device>(entries(), row_map);
       copies.patterns_counted = true;
     }
     return SpmvRowPatternCount{copies.patterns.count, copies.patterns.total_offsets, copies.patterns.usable,
@@ -267,7 +275,7 @@ SpmvSchedule analyze_spmv(const CrsType& A, const std::vector<int64_t>& row_map,
   };
   facts.offsets16 = [&]() {
     if (!copies.offsets_computed) {
-      std::tie(copies.col_offsets, copies.bandwidth) = compress_columns(A, row_map);
+      std::tie(copies.col_offsets, copies.bandwidth) = compress_columns<Device>(entries(), row_map);
       copies.offsets_computed = true;
     }
     return SpmvOffsets16Fit{copies.bandwidth, copies.col_offsets.extent(0) > 0};
