@@ -28,6 +28,13 @@
 namespace Sprocket {
 namespace test {
 
+/// The larger of a running maximum and v, NaN sticky. A fold of errors through
+/// std::max(worst, error) drops a NaN error (std::max(0.0, NaN) is 0.0), so an output entry that
+/// was never written (poisoned) would pass; this keeps the NaN to the end of the fold.
+inline double max_keeping_nan(double worst, double v) {
+  return std::isnan(worst) || std::isnan(v) ? std::numeric_limits<double>::quiet_NaN() : std::max(worst, v);
+}
+
 /// A seed drawn fresh for this process (or taken from SPROCKET_TEST_SEED), printed once.
 inline uint64_t test_seed() {
   static const uint64_t seed = [] {

@@ -92,7 +92,7 @@ std::vector<double> reference_combine(double alpha, const std::vector<double>& u
 double max_difference(const std::vector<double>& a, const std::vector<double>& b) {
   EXPECT_EQ(a.size(), b.size());
   double d = 0;
-  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) d = std::max(d, std::fabs(a[i] - b[i]));
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) d = Sprocket::test::max_keeping_nan(d, std::fabs(a[i] - b[i]));
   return d;
 }
 

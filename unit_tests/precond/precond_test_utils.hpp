@@ -39,10 +39,7 @@ HostDense times(const HostCsr& A, const HostDense& X) {
 
 inline double max_abs_difference(const HostDense& a, const HostDense& b) {
   double m = 0;
-  for (size_t i = 0; i < a.data.size(); ++i) {
-    const double d = std::fabs(a.data[i] - b.data[i]);
-    if (!(d <= m)) m = d;  // NaN propagates
-  }
+  for (size_t i = 0; i < a.data.size(); ++i) m = max_keeping_nan(m, std::fabs(a.data[i] - b.data[i]));
   return m;
 }
 

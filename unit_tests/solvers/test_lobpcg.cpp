@@ -229,7 +229,7 @@ double orthonormality_error(const HostCsr* M, const HostDense& X) {
     for (int64_t i = 0; i < X.num_cols; ++i) {
       double d = 0;
       for (int64_t r = 0; r < X.num_rows; ++r) d += X(r, i) * mx[r];
-      worst = std::max(worst, std::fabs(d - (i == j ? 1.0 : 0.0)));
+      worst = Sprocket::test::max_keeping_nan(worst, std::fabs(d - (i == j ? 1.0 : 0.0)));
     }
   }
   return worst;
