@@ -284,7 +284,8 @@ void SddmmPlan<CrsType>::update_values(const execution_space& space, const CrsTy
   SPROCKET_REQUIRE(!analysis_.coo, "SddmmPlan::update_values: the plan was built from COO arrays; pass new values "
                                    "with update_values(values)");
   Impl::require_same_pattern(space, "SddmmPlan::update_values", S.numRows(), S.numCols(), S.graph.row_map,
-                             S.graph.entries, num_rows(), num_cols(), analysis_.row_map, analysis_.entries);
+                             S.graph.entries, num_rows(), num_cols(), analysis_.row_map, analysis_.entries, "entries",
+                             "S");
   SPROCKET_REQUIRE(static_cast<int64_t>(S.values.extent(0)) == nnz(), "SddmmPlan::update_values: S has ",
                    S.values.extent(0), " values for ", nnz(), " entries");
   analysis_.row_map = S.graph.row_map;

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "impl/common/eti.hpp"
+#include "impl/common/same_pattern.hpp"
 #include "impl/spgemm/spgemm_analysis.hpp"
 #include "impl/spgemm/spgemm_dispatch.hpp"
 
@@ -87,7 +88,12 @@ class SpgemmPlan {
   std::string describe() const;
 
  private:
-  void check_operands(const char* who, const CrsType& A, const CrsType& B) const {
+  /// A and B must have the patterns the plan analysed: shapes and entry counts first (one message
+  /// for both), then row maps and column indices, which cost nothing when they are the very
+  /// Views the plan analysed (values changed in place) and one pass over them otherwise. Equal
+  /// shapes and counts alone would let another pattern through: the passes would then index C's
+  /// rows with columns the symbolic pass never saw.
+  void check_operands(const execution_space& space, const char* who, const CrsType& A, const CrsType& B) const {
     SPROCKET_REQUIRE(A.numRows() == an_.num_rows && A.numCols() == an_.inner &&
                          static_cast<int64_t>(A.nnz()) == an_.nnz_a && B.numRows() == an_.inner &&
                          B.numCols() == an_.num_cols && static_cast<int64_t>(B.nnz()) == an_.nnz_b,
@@ -95,18 +101,26 @@ class SpgemmPlan {
                      " x ", B.numCols(), " with nnz ", B.nnz(), "; the plan analysed ", an_.num_rows, " x ",
                      an_.inner, " with nnz ", an_.nnz_a, " times ", an_.inner, " x ", an_.num_cols, " with nnz ",
                      an_.nnz_b, " (the patterns must be the analysed ones; their values may change)");
+    Impl::require_same_pattern(space, who, A.numRows(), A.numCols(), A.graph.row_map, A.graph.entries, an_.num_rows,
+                               an_.inner, pattern_a_.row_map, pattern_a_.entries, "entries", "A");
+    Impl::require_same_pattern(space, who, B.numRows(), B.numCols(), B.graph.row_map, B.graph.entries, an_.inner,
+                               an_.num_cols, pattern_b_.row_map, pattern_b_.entries, "entries", "B");
   }
 
   SpgemmOptions options_;
   std::string backend_reason_;
   analysis_type an_;
+  /// The graphs of the A and B the plan analysed (shared with the caller's matrices, not copied),
+  /// for check_operands.
+  typename CrsType::staticcrsgraph_type pattern_a_, pattern_b_;
 };
 
 // The members that analyse and run kernels, out of the class: non-inline, so that the extern
 // declarations below hold back their instantiation (the library compiles them, impl/spgemm/eti/).
 
 template <class CrsType>
-SpgemmPlan<CrsType>::SpgemmPlan(const CrsType& A, const CrsType& B, const SpgemmOptions& options) : options_(options) {
+SpgemmPlan<CrsType>::SpgemmPlan(const CrsType& A, const CrsType& B, const SpgemmOptions& options)
+    : options_(options), pattern_a_(A.graph), pattern_b_(B.graph) {
   Impl::spgemm_check_options(options);
   an_.backend = Impl::spgemm_resolve_backend<execution_space, scalar_type>(options.backend, &backend_reason_);
   an_.options = Impl::spgemm_resolve_options<execution_space>(options, an_.backend);
@@ -130,7 +144,7 @@ SpgemmPlan<CrsType>::SpgemmPlan(const CrsType& A, const CrsType& B, const Spgemm
 
 template <class CrsType>
 CrsType SpgemmPlan<CrsType>::numeric(const execution_space& space, const CrsType& A, const CrsType& B) {
-  check_operands("SpgemmPlan::numeric", A, B);
+  check_operands(space, "SpgemmPlan::numeric", A, B);
   Impl::spgemm_require_memory(an_.memory, an_.memory.analysis_bytes + an_.memory.workspace_bytes,
                               an_.memory.output_bytes - Impl::spgemm_bytes<offset_type>(num_rows() + 1),
                               "C's columns and values");
@@ -147,7 +161,7 @@ CrsType SpgemmPlan<CrsType>::numeric(const execution_space& space, const CrsType
 
 template <class CrsType>
 void SpgemmPlan<CrsType>::numeric(const execution_space& space, const CrsType& A, const CrsType& B, const CrsType& C) {
-  check_operands("SpgemmPlan::numeric", A, B);
+  check_operands(space, "SpgemmPlan::numeric", A, B);
   SPROCKET_REQUIRE(C.graph.row_map.data() == an_.row_map_c.data() && static_cast<int64_t>(C.nnz()) == an_.nnz_c &&
                        static_cast<int64_t>(C.graph.entries.extent(0)) >= an_.nnz_c &&
                        static_cast<int64_t>(C.values.extent(0)) >= an_.nnz_c,

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -397,6 +398,33 @@ TYPED_TEST(SpgemmTest, MemoryLimitThrowsBeforeAllocating) {
   }
 }
 
+/// A's pattern with the last entry of its first non-empty row given a column that row lacks (the
+/// row kept sorted): the same shape, row map and nnz, other column indices.
+HostCsr with_a_column_moved(HostCsr A) {
+  for (int64_t i = 0; i < A.num_rows; ++i) {
+    const auto first = A.entries.begin() + A.row_map[i], last = A.entries.begin() + A.row_map[i + 1];
+    if (first == last) continue;
+    for (int c = 0; c < A.num_cols; ++c)
+      if (std::find(first, last, c) == last) {
+        *(last - 1) = c;
+        std::sort(first, last);
+        return A;
+      }
+  }
+  throw std::logic_error("with_a_column_moved: no row with a free column");
+}
+
+/// A's pattern with the last entry of its first row of two or more entries moved to the start of
+/// the next row: the same shape, column indices and nnz, another row map.
+HostCsr with_an_entry_in_the_next_row(HostCsr A) {
+  for (int64_t i = 0; i + 1 < A.num_rows; ++i)
+    if (A.row_length(i) >= 2) {
+      --A.row_map[i + 1];
+      return A;
+    }
+  throw std::logic_error("with_an_entry_in_the_next_row: no row of two entries");
+}
+
 TYPED_TEST(SpgemmTest, InvalidInputsThrowWithSizes) {
   const auto a = to_crs<TypeParam>(test::random_csr(3, 4, 2, 140));
   const auto b = to_crs<TypeParam>(test::random_csr(5, 6, 2, 141));
@@ -432,9 +460,10 @@ TYPED_TEST(SpgemmTest, InvalidInputsThrowWithSizes) {
   EXPECT_TRUE(throws_with([&] { SpgemmPlan<TypeParam> p(broken, broken); }, {"row map is invalid at row"}));
 
   // Re-runs: operands of another shape, a C this plan did not make.
-  const auto s = to_crs<TypeParam>(test::random_csr(6, 6, 3, 145));
-  // Another shape, and the same shape with another nnz (not two random patterns: those can
-  // have equal nnz, which the plan cannot tell apart).
+  using Scalar = typename TypeParam::non_const_value_type;
+  const HostCsr hs = test::rounded<Scalar>(test::random_csr(6, 6, 3, 145));
+  const auto s = to_crs<TypeParam>(hs);
+  // Another shape, and the same shape with another nnz.
   const auto wider = to_crs<TypeParam>(test::random_csr(6, 7, 2, 146));
   ASSERT_GT(s.nnz(), 0u);
   const auto empty = to_crs<TypeParam>(test::no_entries(6, 6));
@@ -443,6 +472,23 @@ TYPED_TEST(SpgemmTest, InvalidInputsThrowWithSizes) {
   EXPECT_TRUE(throws_with([&] { plan.numeric(s, empty); }, {"SpgemmPlan::numeric", "the plan analysed"}));
   const auto foreign = Sprocket::spgemm(s, s);
   EXPECT_TRUE(throws_with([&] { plan.numeric(s, s, foreign); }, {"not a product of this plan"}));
+  // The same shape and nnz with another pattern, as A and as B: a column moved within its row,
+  // an entry moved to the next row (the row map differs).
+  const HostCsr column_moved = with_a_column_moved(hs), row_moved = with_an_entry_in_the_next_row(hs);
+  ASSERT_EQ(column_moved.nnz(), hs.nnz());
+  ASSERT_EQ(row_moved.nnz(), hs.nnz());
+  const auto s_column = to_crs<TypeParam>(column_moved), s_row = to_crs<TypeParam>(row_moved);
+  const TypeParam product = plan.numeric(s, s);
+  EXPECT_TRUE(throws_with([&] { plan.numeric(s_column, s); }, {"SpgemmPlan::numeric", "A's column indices differ"}));
+  EXPECT_TRUE(throws_with([&] { plan.numeric(s, s_column); }, {"SpgemmPlan::numeric", "B's column indices differ"}));
+  EXPECT_TRUE(throws_with([&] { plan.numeric(s_row, s); }, {"SpgemmPlan::numeric", "A's row map differs"}));
+  EXPECT_TRUE(throws_with([&] { plan.numeric(s, s_row, product); }, {"SpgemmPlan::numeric", "B's row map differs"}));
+  // The analysed pattern in Views of its own (new values) is accepted.
+  const HostCsr renewed = test::new_values(hs, 148);
+  const auto s_renewed = to_crs<TypeParam>(renewed);
+  test::poison(product.values);
+  plan.numeric(s_renewed, s_renewed, product);
+  EXPECT_TRUE(test::spgemm_matches<Scalar>(renewed, renewed, to_host_csr(product), true));
 
   // Options.
   SpgemmOptions o;
