@@ -187,8 +187,12 @@ View to_view(const HostDense& d, const std::string& label = "X") {
 /// |A| (absolute values), for error bounds.
 HostCsr absolute(HostCsr A);
 
-/// Longest row of op(A): the dot-product length in the error bound.
+/// Longest row of op(A): the longest dot product of op(A) x.
 int64_t longest_dot(const std::string& mode, const HostCsr& A);
+
+/// Entries of each row of op(A) plus 2 (alpha and beta's roundings): len_i of the per-row error
+/// bound (the header's), entry i of op(A) x being a dot product of that length.
+std::vector<double> dot_lengths(const std::string& mode, const HostCsr& A);
 
 /// |alpha| |op(A)| |x| + |beta| |y0| entry by entry, the scale of each entry's rounding-error
 /// bound (x is not read when alpha is 0, nor y0 when beta is 0, as in the reference: the tests
@@ -197,13 +201,12 @@ int64_t longest_dot(const std::string& mode, const HostCsr& A);
 void spmv_error_scale(bool transpose, double alpha, const HostCsr& A, const double* x, double beta,
                       const double* y0, int64_t n, double* scale);
 
-/// |y - expected| <= factor * eps(Scalar) * len * scale, entry by entry (NaN fails).
+/// |y_i - expected_i| <= factor * eps(Scalar) * len_i * scale_i, entry by entry (NaN fails).
 ::testing::AssertionResult within_rounding_bound(double eps, const double* y, const double* expected,
-                                                 const double* scale, int64_t n, double len, double factor);
+                                                 const double* scale, int64_t n, const double* len, double factor);
 template <class Scalar>
-::testing::AssertionResult within_rounding_bound(const double* y, const double* expected,
-                                                 const double* scale, int64_t n, double len,
-                                                 double factor) {
+::testing::AssertionResult within_rounding_bound(const double* y, const double* expected, const double* scale,
+                                                 int64_t n, const double* len, double factor) {
   return within_rounding_bound(std::numeric_limits<Scalar>::epsilon(), y, expected, scale, n, len, factor);
 }
 
@@ -221,8 +224,8 @@ template <class Scalar>
   const auto n = static_cast<int64_t>(y.size());
   std::vector<double> scale(n);
   spmv_error_scale(mode == "T", alpha, A, x.data(), beta, y0.data(), n, scale.data());
-  const double len = static_cast<double>(longest_dot(mode, A) + 2);
-  return within_rounding_bound<Scalar>(y.data(), expected.data(), scale.data(), n, len, factor);
+  const std::vector<double> len = dot_lengths(mode, A);
+  return within_rounding_bound<Scalar>(y.data(), expected.data(), scale.data(), n, len.data(), factor);
 }
 
 /// The same check column by column for multivectors.
@@ -235,14 +238,14 @@ template <class Scalar>
                                          << ", expected " << Y0.num_rows << "x" << Y0.num_cols;
   HostDense expected = Y0;
   reference::spmm(mode, alpha, A, X, beta, expected);  // checks mode and the shapes first
-  const double len = static_cast<double>(longest_dot(mode, A) + 2);
+  const std::vector<double> len = dot_lengths(mode, A);
   const int64_t m = Y.num_rows;
   std::vector<double> scale(m);
   for (int64_t j = 0; j < X.num_cols; ++j) {
     spmv_error_scale(mode == "T", alpha, A, X.data.data() + j * X.num_rows, beta,
                      Y0.data.data() + j * m, m, scale.data());
     auto r = within_rounding_bound<Scalar>(Y.data.data() + j * m, expected.data.data() + j * m,
-                                           scale.data(), m, len, factor);
+                                           scale.data(), m, len.data(), factor);
     if (!r) return r << " (column " << j << ")";
   }
   return ::testing::AssertionSuccess();

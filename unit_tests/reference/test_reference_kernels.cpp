@@ -719,6 +719,49 @@ TEST(TestErrorBound, LengthIsTheLongestRowOfOpA) {
   EXPECT_EQ(Sprocket::test::longest_dot("T", A), 3);
   EXPECT_EQ(Sprocket::test::longest_dot("N", Sprocket::transpose(A)), 3);
   EXPECT_EQ(Sprocket::test::longest_dot("T", Sprocket::test::no_entries(2, 7)), 0);
+  // Per entry of op(A) x: its row's (column's) entries + 2.
+  EXPECT_EQ(Sprocket::test::dot_lengths("N", A), (std::vector<double>{6, 3, 4}));
+  EXPECT_EQ(Sprocket::test::dot_lengths("T", A), (std::vector<double>{3, 3, 5, 3, 3}));
+  EXPECT_EQ(Sprocket::test::dot_lengths("N", Sprocket::test::no_entries(2, 7)), (std::vector<double>{2, 2}));
+}
+
+// The bound of entry i follows row i's length, not the longest row's: next to a long row, an
+// error of a few times a short row's bound fails (it passed when every entry had the longest
+// row's bound), in both modes and column by column of a multivector.
+TEST(TestErrorBound, ShortRowsKeepTheirOwnBound) {
+  // 3 x 8: row 0 holds every column, row 1 one entry (column 3), row 2 two (columns 3 and 5);
+  // column 3 holds 3 entries, the others 1 or 2.
+  const HostCsr A = Sprocket::test::csr_from_dense(3, 8, {1, 2, 3, 4, 5, 6, 7, 8,  //
+                                                           0, 0, 0, 3, 0, 0, 0, 0,  //
+                                                           0, 0, 0, 5, 0, 7, 0, 0});
+  const double eps = std::numeric_limits<double>::epsilon();
+  for (const std::string mode : {"N", "T"}) {
+    SCOPED_TRACE("mode " + mode);
+    const bool transpose = mode == "T";
+    const int64_t rows = transpose ? 8 : 3, cols = transpose ? 3 : 8;
+    std::vector<double> x(cols), y0(rows);
+    for (int64_t j = 0; j < cols; ++j) x[j] = 0.25 + 0.125 * static_cast<double>(j);
+    for (int64_t i = 0; i < rows; ++i) y0[i] = -0.5 + 0.25 * static_cast<double>(i);
+    std::vector<double> y = y0;
+    ref::spmv(mode, 1.5, A, x, 0.75, y);
+    // The short entry: row 1 of A (1 entry), or column 0 of A (1 entry: row 0's) under T; the
+    // longest row of op(A) has 8 entries (N) or 3 (T).
+    const int64_t i = transpose ? 0 : 1, longest = transpose ? 3 : 8;
+    std::vector<double> scale(rows);
+    Sprocket::test::spmv_error_scale(transpose, 1.5, A, x.data(), 0.75, y0.data(), rows, scale.data());
+    const double own_bound = 4.0 * eps * 3.0 * scale[i], longest_bound = 4.0 * eps * (longest + 2.0) * scale[i];
+    ASSERT_LT(1.5 * own_bound, longest_bound);
+    std::vector<double> inside = y, outside = y;
+    inside[i] += 0.5 * own_bound;
+    outside[i] += 1.5 * own_bound;  // within the longest row's bound
+    EXPECT_TRUE(Sprocket::test::spmv_matches<double>(mode, 1.5, A, x, 0.75, y0, inside));
+    EXPECT_FALSE(Sprocket::test::spmv_matches<double>(mode, 1.5, A, x, 0.75, y0, outside));
+    const HostDense X = dense_from_columns(cols, {x, x}), Y0 = dense_from_columns(rows, {y0, y0});
+    EXPECT_TRUE(
+        Sprocket::test::spmm_matches<double>(mode, 1.5, A, X, 0.75, Y0, dense_from_columns(rows, {inside, inside})));
+    EXPECT_FALSE(
+        Sprocket::test::spmm_matches<double>(mode, 1.5, A, X, 0.75, Y0, dense_from_columns(rows, {y, outside})));
+  }
 }
 
 TEST(TestErrorBound, MatchesRejectWhatLiesOutsideTheBound) {
@@ -728,18 +771,16 @@ TEST(TestErrorBound, MatchesRejectWhatLiesOutsideTheBound) {
   std::vector<double> y = y0;
   ref::spmv("N", 1.5, A, x, 0.75, y);
   EXPECT_TRUE(Sprocket::test::spmv_matches<float>("N", 1.5, A, x, 0.75, y0, y));
-  // Entry i's bound, computed here the long way: 4 eps(float) (longest row + 2) scale_i, scale =
-  // 1.5 |A| |x| + 0.75 |y0|.
+  // Entry i's bound, computed here the long way: 4 eps(float) (row i's entries + 2) scale_i, scale
+  // = 1.5 |A| |x| + 0.75 |y0|.
   std::vector<double> abs_x(15), scale(20);
   for (int64_t j = 0; j < 15; ++j) abs_x[j] = std::fabs(x[j]);
   for (int64_t r = 0; r < 20; ++r) scale[r] = std::fabs(y0[r]);
   ref::spmv("N", 1.5, Sprocket::test::absolute(A), abs_x, 0.75, scale);
-  int64_t longest = 0;
-  for (int64_t r = 0; r < 20; ++r) longest = std::max(longest, A.row_length(r));
-  const double len = static_cast<double>(longest + 2);
   int64_t i = 0;
   while (i < 20 && !(scale[i] > 0)) ++i;
   ASSERT_LT(i, 20);
+  const double len = static_cast<double>(A.row_length(i) + 2);
   const double bound = 4.0 * std::numeric_limits<float>::epsilon() * len * scale[i];
   std::vector<double> inside = y, outside = y, nan = y;
   inside[i] += 0.5 * bound;

@@ -1064,7 +1064,54 @@ TEST(SpmvAutotune, RowBlockCandidatesOnTheCudaTargetOnly) {
   EXPECT_TRUE(row_block_names(SpmvTarget::cuda, false).empty());
   for (SpmvTarget t : {SpmvTarget::host, SpmvTarget::portable_cpu, SpmvTarget::portable_gpu})
     EXPECT_TRUE(row_block_names(t, true).empty()) << to_string(t);
-  EXPECT_EQ(Impl::spmv_autotune_candidates(base, SpmvTarget::host, true).size(), size_t(10));
+  // The host candidates follow the rule of spmv_autotune.hpp, whatever their number: the model's
+  // decision first; then the model's with U / f or U * f (clamped to [1, 2^20]) and all else as
+  // the model decided, both for every factor f; and single bins, each of another kernel; every
+  // name once, at least one of each kind.
+  const auto host = Impl::spmv_autotune_candidates(base, SpmvTarget::host, true);
+  ASSERT_FALSE(host.empty());
+  EXPECT_EQ(host[0].name, "model");
+  std::vector<std::string> names, scaled_down, scaled_up;
+  std::vector<SpmvKernel> single_bins;
+  for (size_t i = 0; i < host.size(); ++i) {
+    const auto& c = host[i];
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(std::count(names.begin(), names.end(), c.name), 0) << "a name twice";
+    names.push_back(c.name);
+    ASSERT_TRUE(c.decision.has_value()) << "row blocks off the CUDA target";
+    EXPECT_FALSE(c.compress_indices.has_value());
+    const SpmvDecision& d = *c.decision;
+    const int u = d.virtual_row_size, b = base.virtual_row_size;
+    if (i == 0) {
+      EXPECT_EQ(u, b);
+      EXPECT_EQ(d.single_bin, base.single_bin);
+    } else if (c.name.rfind("single bin, ", 0) == 0) {
+      EXPECT_TRUE(d.single_bin);
+      EXPECT_EQ(c.name, std::string("single bin, ") + to_string(d.single_bin_kernel));
+      EXPECT_EQ(std::count(single_bins.begin(), single_bins.end(), d.single_bin_kernel), 0);
+      single_bins.push_back(d.single_bin_kernel);
+      EXPECT_EQ(u, b);
+    } else {
+      ASSERT_EQ(c.name.rfind("model, U", 0), 0u) << "neither a scaled U nor a single bin";
+      const char op = c.name.at(8);
+      const int f = std::stoi(c.name.substr(9));
+      EXPECT_GT(f, 1);
+      EXPECT_EQ(d.single_bin, base.single_bin);
+      EXPECT_EQ(d.single_bin_kernel, base.single_bin_kernel);
+      EXPECT_EQ(d.kernel_for_class, base.kernel_for_class);
+      if (op == '/') {
+        EXPECT_EQ(u, std::max(1, b / f));
+        scaled_down.push_back(c.name.substr(9));
+      } else {
+        EXPECT_EQ(op, '*');
+        EXPECT_EQ(u, std::min(1 << 20, b * f));
+        scaled_up.push_back(c.name.substr(9));
+      }
+    }
+  }
+  EXPECT_FALSE(scaled_down.empty());
+  EXPECT_EQ(scaled_down, scaled_up) << "every factor both ways";
+  EXPECT_FALSE(single_bins.empty());
   auto own_indices = [&](SpmvTarget target) {
     std::vector<std::string> names;
     for (const auto& c : Impl::spmv_autotune_candidates(base, target, true))
