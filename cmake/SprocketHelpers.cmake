@@ -27,3 +27,28 @@ function(sprocket_cuda_arch target)
     endif()
   endforeach()
 endfunction()
+
+# sprocket_default_test_timeouts(): every test of the calling directory without a TIMEOUT of its
+# own gets one, so that a hung test fails its ctest run (and CI's stage) within minutes instead of
+# holding it to CI's limit. SPROCKET_TEST_TIMEOUT seconds for the unit tier, twice that for the
+# tiers that run longer (slow, shared_matrices, trilinos, cuda_emulation_asan): several times the
+# slowest test's time on the 2-core CI machine (under a minute,
+# perf_tests/results/build-times-test-optimization-2026-11-29.md). Each directory that adds tests
+# calls it last; test_ctest_timeouts checks that none was missed.
+set(SPROCKET_TEST_TIMEOUT 300 CACHE STRING "Seconds a unit-tier test may run before ctest stops it and fails it (twice that for slow tiers)")
+function(sprocket_default_test_timeouts)
+  get_property(tests DIRECTORY PROPERTY TESTS)
+  math(EXPR long_timeout "2 * ${SPROCKET_TEST_TIMEOUT}")
+  foreach(test IN LISTS tests)
+    get_test_property(${test} TIMEOUT timeout)
+    if(timeout)
+      continue()
+    endif()
+    get_test_property(${test} LABELS labels)
+    if(labels MATCHES "slow|shared_matrices|trilinos|asan")
+      set_tests_properties(${test} PROPERTIES TIMEOUT ${long_timeout})
+    else()
+      set_tests_properties(${test} PROPERTIES TIMEOUT ${SPROCKET_TEST_TIMEOUT})
+    endif()
+  endforeach()
+endfunction()

@@ -107,9 +107,11 @@ if [[ "$CONFIG" == sanitize ]]; then
   # aborts (a failed test, not a log line). Kokkos' own libraries are not instrumented. The fuzz
   # targets have their own sanitizers, the benchmarks are not tests.
   flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+  # The instrumented tests run a few times slower: four times the per-test timeouts.
   cmake_args+=("-DCMAKE_CXX_FLAGS=$flags" "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined"
                "-DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=address,undefined" "-DCMAKE_CXX_FLAGS_RELEASE=-O1"
-               -DSPROCKET_TEST_OPTIMIZATION=-O1 -DSPROCKET_ENABLE_FUZZ=OFF -DSPROCKET_CUDA_EMULATION_ASAN=OFF)
+               -DSPROCKET_TEST_OPTIMIZATION=-O1 -DSPROCKET_ENABLE_FUZZ=OFF -DSPROCKET_CUDA_EMULATION_ASAN=OFF
+               -DSPROCKET_TEST_TIMEOUT=1200)
   export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}"
   export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$ROOT/cmake/lsan-suppressions.txt}"
   export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
