@@ -47,8 +47,10 @@ const char* usage =
     "                 cuda-resources.txt); occupancy then counts registers\n"
     "  --json         one JSON line per apply (per case with --validate, then a summary line)\n"
     "  --validate F.. re-predict every recorded GPU case of ours in sprocket-bench JSON lines (rows with\n"
-    "                 impl sprocket and a passed check), fit the model's constants on three quarters of\n"
-    "                 them and report predicted vs measured for all, the held-out quarter separately\n"
+    "                 impl sprocket and a passed check; rows without a check are counted and left out),\n"
+    "                 fit the model's constants on the cases of about three quarters of the matrices and\n"
+    "                 report predicted vs measured for all, the held-out matrices' cases separately (a\n"
+    "                 hash of the matrix holds out every kernel, variant, K and layout recorded on it)\n"
     "  --cache FILE   --validate: reuse / store the recorded counts per case in FILE\n";
 
 [[noreturn]] void usage_error(const std::string& message) {
@@ -295,11 +297,14 @@ struct RecordedCase {
   }
 };
 
-/// One case in four, by a hash of its key, is left out of the fit (FNV-1a, its high bits mixed
-/// down: the low bits of FNV-1a depend on the low bits of the characters only).
-bool held_out_by_key(const std::string& key) {
+/// One matrix in four, by a hash of its spec, is left out of the fit with every case recorded on
+/// it (each kernel, variant, K, layout and phase): a held-out case's matrix must be one the fit
+/// never saw, or its row lengths and footprint reach the constants through the matrix's other
+/// cases. FNV-1a, its high bits mixed down (the low bits of FNV-1a depend on the low bits of the
+/// characters only).
+bool held_out_matrix(const std::string& matrix) {
   uint64_t h = 1469598103934665603ull;
-  for (char c : key) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  for (char c : matrix) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
   h ^= h >> 33;
   h *= 0xff51afd7ed558ccdull;
   h ^= h >> 33;
@@ -366,7 +371,7 @@ int validate(const Options& opt, const std::map<std::string, cp::KernelResources
   const std::set<std::string> kernels{"spmv", "bsr", "spmm", "sddmm", "spgemm"};
   std::vector<RecordedCase> cases;
   std::map<std::string, size_t> index;
-  int failed_checks = 0;
+  int failed_checks = 0, unchecked = 0;
   for (const std::string& file : opt.validate) {
     std::ifstream in(file);
     if (!in) usage_error("cannot read " + file);
@@ -375,8 +380,10 @@ int validate(const Options& opt, const std::map<std::string, cp::KernelResources
       auto j = read_flat_json(line);
       if (j["impl"] != "sprocket" || !kernels.count(j["kernel"]) || j["seconds"].empty() || j["matrix"].empty())
         continue;
-      if (j["check"] == "false") {
-        ++failed_checks;
+      // Only a passed check counts: a row without one (or with anything but true) may be a run
+      // whose result was never compared.
+      if (j["check"] != "true") {
+        ++(j["check"] == "false" ? failed_checks : unchecked);
         continue;
       }
       cp::ProfileRequest r;
@@ -396,7 +403,7 @@ int validate(const Options& opt, const std::map<std::string, cp::KernelResources
           RecordedCase c;
           c.request = request;
           c.key = key;
-          c.held_out = held_out_by_key(key);
+          c.held_out = held_out_matrix(request.matrix);
           c.unmodeled = unmodeled;
           cases.push_back(c);
         }
@@ -457,6 +464,7 @@ int validate(const Options& opt, const std::map<std::string, cp::KernelResources
   struct Tally {
     int n = 0, within2 = 0;
   } all, held, trained;
+  std::set<std::string> held_matrices, fit_matrices;  // of the cases counted
   int unmodeled = 0;
   for (const auto& c : cases) unmodeled += c.skipped.empty() && !c.unmodeled.empty();
   std::map<std::string, std::vector<const RecordedCase*>> groups;  // kernel, matrix, k, layout
@@ -470,11 +478,18 @@ int validate(const Options& opt, const std::map<std::string, cp::KernelResources
       ++t->n;
       t->within2 += ok;
     }
+    (c.held_out ? held_matrices : fit_matrices).insert(c.request.matrix);
     const bool dense = c.request.kernel == "spmm" || c.request.kernel == "sddmm";
     groups[c.request.kernel + " " + c.request.matrix +
            (dense ? " k=" + std::to_string(c.request.k) + " " + c.request.layout : std::string())]
         .push_back(&c);
   }
+  if (held.n == 0)
+    std::fprintf(stderr, "sprocket-cuda-profile: no modeled case is held out (no matrix of the %zu hashed out of the "
+                         "fit): the held-out figures test nothing\n", fit_matrices.size());
+  else if (trained.n == 0)
+    std::fprintf(stderr, "sprocket-cuda-profile: every modeled case is held out: the constants are the start's, not "
+                         "fitted\n");
   // For every matrix with several variants: the variant predicted fastest, measured against the
   // fastest measured.
   struct Pick {
@@ -525,7 +540,9 @@ int validate(const Options& opt, const std::map<std::string, cp::KernelResources
               << ",\"held_out_cases\":" << held.n << ",\"held_out_within_2x\":" << held.within2
               << ",\"fit_cases\":" << trained.n << ",\"fit_within_2x\":" << trained.within2
               << ",\"variant_groups\":" << picks.size() << ",\"fastest_within_1_25x\":" << picks_ok
-              << ",\"failed_checks_skipped\":" << failed_checks << ",\"unmodeled_cases\":" << unmodeled << ",\"launch_us\":" << num(constants.launch_us)
+              << ",\"held_out_matrices\":" << held_matrices.size() << ",\"fit_matrices\":" << fit_matrices.size()
+              << ",\"failed_checks_skipped\":" << failed_checks << ",\"unchecked_skipped\":" << unchecked
+              << ",\"unmodeled_cases\":" << unmodeled << ",\"launch_us\":" << num(constants.launch_us)
               << ",\"dram_gbps\":" << num(constants.dram_gbps) << ",\"l2_gbps\":" << num(constants.l2_gbps)
               << ",\"request_us\":" << num(constants.request_us) << ",\"sector_us\":" << num(constants.sector_us)
               << ",\"overlap\":" << num(constants.overlap) << ",\"warp_us\":" << num(constants.warp_us)
@@ -552,9 +569,17 @@ int validate(const Options& opt, const std::map<std::string, cp::KernelResources
   }
   std::printf(
       "\nwithin 2x of measured: %d of %d cases (fit: %d of %d, held out: %d of %d); predicted fastest variant within "
-      "1.25x of the fastest: %d of %d matrices; %d rows with a failed check left out; %d cases not modeled\n",
+      "1.25x of the fastest: %d of %d matrices; %d rows with a failed check and %d without a check left out; %d "
+      "cases not modeled\n",
       all.within2, all.n, trained.within2, trained.n, held.within2, held.n, picks_ok, (int)picks.size(), failed_checks,
-      unmodeled);
+      unchecked, unmodeled);
+  const auto list = [](const std::set<std::string>& names) {
+    std::string out;
+    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out.empty() ? std::string("none") : out;
+  };
+  std::printf("held out of the fit, every case of: %s\nin the fit: %s\n", list(held_matrices).c_str(),
+              list(fit_matrices).c_str());
   std::printf(
       "fitted constants: launch %.4g us, DRAM %.4g GB/s, L2 %.4g GB/s, request %.4g us, sector %.4g us, overlap %.3g, "
       "warp %.4g us, shared wavefront %.4g us, synchronization %.4g us\n",
