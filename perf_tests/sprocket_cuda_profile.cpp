@@ -29,6 +29,7 @@ const char* usage =
     "usage: sprocket-cuda-profile --kernel spmv|bsr|spmm|sddmm|spgemm --matrix SPEC [--k K] [--layout left|right]\n"
     "                             [--variant NAME] [--phase numeric] [--sample N] [--resources LOG] [--json]\n"
     "       sprocket-cuda-profile --validate FILE.jsonl... [--cache FILE] [--sample N] [--resources LOG] [--json]\n"
+    "       sprocket-cuda-profile --help\n"
     "\n"
     "Runs one apply of the kernels the plan launches on Kokkos::Cuda (or the forced --variant, a\n"
     "sprocket-bench variant name) in the CPU emulation, every memory access recorded, and prints\n"
@@ -36,7 +37,9 @@ const char* usage =
     "(useful / fetched bytes of global loads), shared-memory bank-conflict ways, active lanes, atomics,\n"
     "the busiest warp's requests and the mean, theoretical occupancy on H100 / H200, and an H100 time\n"
     "estimate. SPEC: a Matrix Market file or a gen: spec (docs/generators.md). Double values, int\n"
-    "indices, as the recorded GPU runs.\n"
+    "indices, as the recorded GPU runs. An apply that launches no kernel the emulation records (SpMM\n"
+    "with row-major B and C of K = 17..32 on a matrix without split rows runs the portable Kokkos\n"
+    "kernel) names what it runs and says in the note that it is not profiled; its counts are null.\n"
     "  --k K          dense columns of spmm / sddmm (default 32)\n"
     "  --layout L     dense operands' layout for spmm / sddmm: right (default) or left\n"
     "  --phase numeric  spgemm: only the numeric re-run on the plan's structure (numeric_seconds); by\n"
@@ -51,7 +54,8 @@ const char* usage =
     "                 fit the model's constants on the cases of about three quarters of the matrices and\n"
     "                 report predicted vs measured for all, the held-out matrices' cases separately (a\n"
     "                 hash of the matrix holds out every kernel, variant, K and layout recorded on it)\n"
-    "  --cache FILE   --validate: reuse / store the recorded counts per case in FILE\n";
+    "  --cache FILE   --validate: reuse / store the recorded counts per case in FILE\n"
+    "  --help, -h     this text\n";
 
 [[noreturn]] void usage_error(const std::string& message) {
   std::fprintf(stderr, "sprocket-cuda-profile: %s\n\n%s", message.c_str(), usage);
@@ -103,7 +107,21 @@ std::string json_line(const cp::ApplyProfile& p, const std::map<std::string, cp:
   o << "{\"kernel\":\"" << p.kernel << "\",\"matrix\":\"" << json_escape(p.matrix) << "\",\"variant\":\""
     << json_escape(p.variant) << "\",\"chosen\":\"" << json_escape(p.chosen) << "\"";
   if (p.kernel == "spmm" || p.kernel == "sddmm") o << ",\"k\":" << p.k << ",\"layout\":\"" << p.layout << "\"";
-  o << ",\"rows\":" << p.rows << ",\"cols\":" << p.cols << ",\"nnz\":" << p.nnz << ",\"launches\":" << s.launches
+  o << ",\"rows\":" << p.rows << ",\"cols\":" << p.cols << ",\"nnz\":" << p.nnz;
+  if (!p.not_profiled.empty()) {
+    // Nothing was recorded: every count and the estimate are unknown, not zero.
+    o << ",\"profiled\":false";
+    for (const char* key : {"launches", "requests", "sectors", "sectors_per_request", "load_efficiency",
+                            "bank_conflict_ways", "active_lane_fraction", "warp_requests_max", "warp_requests_mean",
+                            "atomics", "shared_requests", "footprint_bytes", "warp_syncs", "barriers",
+                            "predicted_ms_h100"})
+      o << ",\"" << key << "\":null";
+    o << ",\"sample_every\":" << p.sample_every << ",\"sampled\":false,\"registers_known\":"
+      << (resources.empty() ? "false" : "true") << ",\"note\":\"" << json_escape(p.note)
+      << "\",\"launch_list\":[],\"sites\":[]}";
+    return o.str();
+  }
+  o << ",\"profiled\":true,\"launches\":" << s.launches
     << ",\"requests\":" << num(s.requests) << ",\"sectors\":" << num(s.sectors)
     << ",\"sectors_per_request\":" << num(s.sectors_per_request) << ",\"load_efficiency\":" << num(s.load_efficiency)
     << ",\"bank_conflict_ways\":" << num(s.bank_conflict_ways)
@@ -175,6 +193,11 @@ void print_table(const cp::ApplyProfile& p, const std::map<std::string, cp::Kern
   if (p.kernel == "spmm" || p.kernel == "sddmm") std::printf(", K = %d, layout %s", p.k, p.layout.c_str());
   std::printf("\nvariant %s: %s\n", p.variant.c_str(), p.chosen.c_str());
   if (!p.note.empty()) std::printf("note: %s\n", p.note.c_str());
+  if (!p.not_profiled.empty()) {
+    std::printf("\nnothing recorded: no launch, request, sector or time of this apply is measured (the note says "
+                "why)\n");
+    return;
+  }
   std::printf("\n%-3s %-44s %8s %5s %7s %6s %11s %12s %7s %8s %9s %9s %7s %10s %s\n", "#", "kernel", "grid", "block",
               "smem", "occ", "requests", "sectors", "sec/req", "ld_eff", "warp_max", "warp_mean", "lanes",
               "pred_ms", "bound");
@@ -438,7 +461,15 @@ int validate(const Options& opt, const std::map<std::string, cp::KernelResources
     } else {
       std::fprintf(stderr, "profiling %s ...\n", c.key.c_str());
       try {
-        c.launches = cp::features_of(cp::profile(c.request), h100, resources);
+        const cp::ApplyProfile p = cp::profile(c.request);
+        // An apply that recorded no launch (the portable kernel on SpMM's warp-rows route) has
+        // nothing to predict from: a prediction of 0 ms is no prediction. Not cached, so that the
+        // reason is said again.
+        if (p.launches.empty()) {
+          c.skipped = "not profiled: " + p.not_profiled;
+          continue;
+        }
+        c.launches = cp::features_of(p, h100, resources);
         if (!opt.cache.empty()) append_cache(opt.cache, c.key, c.launches);
       } catch (const cp::NotProfilable& e) {
         c.skipped = e.what();
@@ -447,6 +478,10 @@ int validate(const Options& opt, const std::map<std::string, cp::KernelResources
         c.skipped = std::string("profiling failed: ") + e.what();
         continue;
       }
+    }
+    if (c.launches.empty()) {
+      c.skipped = "the cache has no launch for this case";
+      continue;
     }
     for (auto& f : c.launches)
       f.resident_warps =

@@ -84,8 +84,10 @@ TEST(SprocketCudaProfile, JsonLineHasTheContractKeys) {
   ASSERT_EQ(lines.size(), 1u) << o.out;
   for (const char* key : {"kernel", "variant", "launches", "requests", "sectors", "sectors_per_request",
                           "load_efficiency", "bank_conflict_ways", "active_lane_fraction", "warp_requests_max",
-                          "warp_requests_mean", "predicted_ms_h100", "sites", "launch_list", "chosen", "note"})
+                          "warp_requests_mean", "predicted_ms_h100", "sites", "launch_list", "chosen", "note",
+                          "profiled"})
     EXPECT_TRUE(has_key(lines[0], key)) << key << " missing: " << lines[0];
+  EXPECT_NE(lines[0].find("\"profiled\":true"), std::string::npos);
   EXPECT_GE(number(lines[0], "launches"), 1);
   EXPECT_GT(number(lines[0], "requests"), 0);
   EXPECT_GT(number(lines[0], "predicted_ms_h100"), 0);
@@ -158,6 +160,47 @@ TEST(SprocketCudaProfile, SpmmLayoutLeftSectorsPerRequest) {
       EXPECT_GT(per_request[1], 2.5 * per_request[0]) << "right " << per_request[0] << ", left " << per_request[1];
     else
       EXPECT_LE(per_request[1], 1.25 * per_request[0]) << "right " << per_request[0] << ", left " << per_request[1];
+  }
+}
+
+// On a matrix without split rows, row-major B and C of K = 17..32 run the portable Kokkos kernel
+// on CUDA (spmm_apply's warp-rows route), which the emulation does not record: the tool names it
+// as chosen, says in the note that it is not profiled, and prints no count or time as measured
+// (null in JSON, none in the table). K = 16 and LayoutLeft take csr_rows' own kernel: profiled.
+TEST(SprocketCudaProfile, SpmmPortableRouteIsNamedNotMeasured) {
+  const std::string spmm = "--kernel spmm --matrix gen:poisson3d:n=24 --variant auto ";
+  const Output o = run_profile(spmm + "--k 32 --layout right --json");
+  ASSERT_EQ(o.status, 0) << o.err;
+  const auto lines = json_lines(o.out);
+  ASSERT_EQ(lines.size(), 1u) << o.out;
+  const std::string& l = lines[0];
+  EXPECT_EQ(text(l, "chosen"), "portable") << l;
+  EXPECT_NE(l.find("\"profiled\":false"), std::string::npos) << l;
+  EXPECT_NE(text(l, "note").find("not profiled"), std::string::npos) << l;
+  EXPECT_NE(text(l, "note").find("portable Kokkos kernel"), std::string::npos) << l;
+  for (const char* key : {"launches", "requests", "sectors", "sectors_per_request", "load_efficiency",
+                          "bank_conflict_ways", "active_lane_fraction", "warp_requests_max", "warp_requests_mean",
+                          "atomics", "shared_requests", "footprint_bytes", "warp_syncs", "barriers",
+                          "predicted_ms_h100"})
+    EXPECT_NE(l.find(std::string("\"") + key + "\":null"), std::string::npos) << key << " is not null: " << l;
+  EXPECT_NE(l.find("\"launch_list\":[]"), std::string::npos) << l;
+
+  const Output table = run_profile(spmm + "--k 32 --layout right");
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("variant auto: portable"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("not profiled"), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find("0 launches"), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find("predicted on an H100"), std::string::npos) << table.out;
+
+  for (const char* shape : {"--k 16 --layout right", "--k 32 --layout left"}) {
+    const Output p = run_profile(spmm + shape + " --json");
+    ASSERT_EQ(p.status, 0) << p.err;
+    const auto profiled = json_lines(p.out);
+    ASSERT_EQ(profiled.size(), 1u) << p.out;
+    EXPECT_EQ(text(profiled[0], "chosen"), "csr_rows") << shape;
+    EXPECT_NE(profiled[0].find("\"profiled\":true"), std::string::npos) << shape;
+    EXPECT_GE(number(profiled[0], "launches"), 1) << shape;
+    EXPECT_GT(number(profiled[0], "predicted_ms_h100"), 0) << shape;
   }
 }
 
@@ -237,8 +280,9 @@ std::string fitted_constants(const std::string& summary) {
 }
 
 // A row counts only with a passed check (a failed one and one without a check are left out and
-// counted apart), a peer's row never; the portable variant is skipped; every case of a held-out
-// matrix is held out, whatever its kernel or variant.
+// counted apart), a peer's row never; the portable variant and the SpMM apply that runs the
+// portable kernel (K = 32, row-major, no split rows) are skipped, not predicted as 0 ms; every
+// case of a held-out matrix is held out, whatever its kernel or variant.
 TEST(SprocketCudaProfile, ValidateHoldsOutWholeMatricesAndSummarizes) {
   std::vector<RecordedRun> runs = modeled_runs();
   const size_t modeled = runs.size();
@@ -246,6 +290,7 @@ TEST(SprocketCudaProfile, ValidateHoldsOutWholeMatricesAndSummarizes) {
   runs.push_back(RecordedRun{"spmv", "gen:poisson3d:n=5", "subvector16", 0, 1e-5, ""});
   runs.push_back(RecordedRun{"spmv", "gen:poisson3d:n=5", "default", 0, 1e-5, "true", "cusparse"});
   runs.push_back(RecordedRun{"spmv", "gen:poisson3d:n=5", "portable", 0, 1e-5});
+  runs.push_back(RecordedRun{"spmm", "gen:poisson3d:n=7", "auto", 32, 1e-5});
   TempFile cache("cache");
   const Validation v = validate(runs, cache.path);
   ASSERT_EQ(v.output.status, 0) << v.output.err;
@@ -266,8 +311,8 @@ TEST(SprocketCudaProfile, ValidateHoldsOutWholeMatricesAndSummarizes) {
   EXPECT_LE(number(s, "held_out_within_2x"), held_out) << s;
   EXPECT_LE(number(s, "fit_within_2x"), number(s, "fit_cases")) << s;
 
-  // The modeled cases and the skipped one; neither left-out row is a case.
-  EXPECT_EQ(v.cases.size(), modeled + 1) << v.output.out;
+  // The modeled cases and the two skipped ones; neither left-out row is a case.
+  EXPECT_EQ(v.cases.size(), modeled + 2) << v.output.out;
   std::map<std::string, std::set<bool>> held_out_by_matrix;
   for (const auto& l : v.cases) {
     for (const char* key : {"kernel", "matrix", "variant", "predicted_ms", "measured_ms", "held_out"})
@@ -279,6 +324,10 @@ TEST(SprocketCudaProfile, ValidateHoldsOutWholeMatricesAndSummarizes) {
     if (text(l, "variant") == "portable") {
       EXPECT_NE(l.find("\"skipped\""), std::string::npos) << l;
       EXPECT_NE(l.find("\"predicted_ms\":null"), std::string::npos) << l;
+    }
+    if (l.find("\"k\":32") != std::string::npos) {
+      EXPECT_NE(l.find("\"predicted_ms\":null"), std::string::npos) << "the portable kernel's route predicted: " << l;
+      EXPECT_NE(text(l, "skipped").find("portable Kokkos kernel"), std::string::npos) << l;
     }
   }
   int held_matrices = 0;
