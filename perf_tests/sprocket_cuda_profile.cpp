@@ -29,6 +29,7 @@ const char* usage =
     "usage: sprocket-cuda-profile --kernel spmv|bsr|spmm|sddmm|spgemm --matrix SPEC [--k K] [--layout left|right]\n"
     "                             [--variant NAME] [--phase numeric] [--sample N] [--resources LOG] [--json]\n"
     "       sprocket-cuda-profile --validate FILE.jsonl... [--cache FILE] [--sample N] [--resources LOG] [--json]\n"
+    "       sprocket-cuda-profile --help\n"
     "\n"
     "Runs one apply of the kernels the plan launches on Kokkos::Cuda (or the forced --variant, a\n"
     "sprocket-bench variant name) in the CPU emulation, every memory access recorded, and prints\n"
@@ -36,7 +37,9 @@ const char* usage =
     "(useful / fetched bytes of global loads), shared-memory bank-conflict ways, active lanes, atomics,\n"
     "the busiest warp's requests and the mean, theoretical occupancy on H100 / H200, and an H100 time\n"
     "estimate. SPEC: a Matrix Market file or a gen: spec (docs/generators.md). Double values, int\n"
-    "indices, as the recorded GPU runs.\n"
+    "indices, as the recorded GPU runs. An apply that launches no kernel the emulation records (SpMM\n"
+    "with row-major B and C of K = 17..32 on a matrix without split rows runs the portable Kokkos\n"
+    "kernel) names what it runs and says in the note that it is not profiled; its counts are null.\n"
     "  --k K          dense columns of spmm / sddmm (default 32)\n"
     "  --layout L     dense operands' layout for spmm / sddmm: right (default) or left\n"
     "  --phase numeric  spgemm: only the numeric re-run on the plan's structure (numeric_seconds); by\n"
@@ -47,9 +50,12 @@ const char* usage =
     "                 cuda-resources.txt); occupancy then counts registers\n"
     "  --json         one JSON line per apply (per case with --validate, then a summary line)\n"
     "  --validate F.. re-predict every recorded GPU case of ours in sprocket-bench JSON lines (rows with\n"
-    "                 impl sprocket and a passed check), fit the model's constants on three quarters of\n"
-    "                 them and report predicted vs measured for all, the held-out quarter separately\n"
-    "  --cache FILE   --validate: reuse / store the recorded counts per case in FILE\n";
+    "                 impl sprocket and a passed check; rows without a check are counted and left out),\n"
+    "                 fit the model's constants on the cases of about three quarters of the matrices and\n"
+    "                 report predicted vs measured for all, the held-out matrices' cases separately (a\n"
+    "                 hash of the matrix holds out every kernel, variant, K and layout recorded on it)\n"
+    "  --cache FILE   --validate: reuse / store the recorded counts per case in FILE\n"
+    "  --help, -h     this text\n";
 
 [[noreturn]] void usage_error(const std::string& message) {
   std::fprintf(stderr, "sprocket-cuda-profile: %s\n\n%s", message.c_str(), usage);
@@ -101,7 +107,21 @@ std::string json_line(const cp::ApplyProfile& p, const std::map<std::string, cp:
   o << "{\"kernel\":\"" << p.kernel << "\",\"matrix\":\"" << json_escape(p.matrix) << "\",\"variant\":\""
     << json_escape(p.variant) << "\",\"chosen\":\"" << json_escape(p.chosen) << "\"";
   if (p.kernel == "spmm" || p.kernel == "sddmm") o << ",\"k\":" << p.k << ",\"layout\":\"" << p.layout << "\"";
-  o << ",\"rows\":" << p.rows << ",\"cols\":" << p.cols << ",\"nnz\":" << p.nnz << ",\"launches\":" << s.launches
+  o << ",\"rows\":" << p.rows << ",\"cols\":" << p.cols << ",\"nnz\":" << p.nnz;
+  if (!p.not_profiled.empty()) {
+    // Nothing was recorded: every count and the estimate are unknown, not zero.
+    o << ",\"profiled\":false";
+    for (const char* key : {"launches", "requests", "sectors", "sectors_per_request", "load_efficiency",
+                            "bank_conflict_ways", "active_lane_fraction", "warp_requests_max", "warp_requests_mean",
+                            "atomics", "shared_requests", "footprint_bytes", "warp_syncs", "barriers",
+                            "predicted_ms_h100"})
+      o << ",\"" << key << "\":null";
+    o << ",\"sample_every\":" << p.sample_every << ",\"sampled\":false,\"registers_known\":"
+      << (resources.empty() ? "false" : "true") << ",\"note\":\"" << json_escape(p.note)
+      << "\",\"launch_list\":[],\"sites\":[]}";
+    return o.str();
+  }
+  o << ",\"profiled\":true,\"launches\":" << s.launches
     << ",\"requests\":" << num(s.requests) << ",\"sectors\":" << num(s.sectors)
     << ",\"sectors_per_request\":" << num(s.sectors_per_request) << ",\"load_efficiency\":" << num(s.load_efficiency)
     << ",\"bank_conflict_ways\":" << num(s.bank_conflict_ways)
@@ -173,6 +193,11 @@ void print_table(const cp::ApplyProfile& p, const std::map<std::string, cp::Kern
   if (p.kernel == "spmm" || p.kernel == "sddmm") std::printf(", K = %d, layout %s", p.k, p.layout.c_str());
   std::printf("\nvariant %s: %s\n", p.variant.c_str(), p.chosen.c_str());
   if (!p.note.empty()) std::printf("note: %s\n", p.note.c_str());
+  if (!p.not_profiled.empty()) {
+    std::printf("\nnothing recorded: no launch, request, sector or time of this apply is measured (the note says "
+                "why)\n");
+    return;
+  }
   std::printf("\n%-3s %-44s %8s %5s %7s %6s %11s %12s %7s %8s %9s %9s %7s %10s %s\n", "#", "kernel", "grid", "block",
               "smem", "occ", "requests", "sectors", "sec/req", "ld_eff", "warp_max", "warp_mean", "lanes",
               "pred_ms", "bound");
@@ -295,11 +320,14 @@ struct RecordedCase {
   }
 };
 
-/// One case in four, by a hash of its key, is left out of the fit (FNV-1a, its high bits mixed
-/// down: the low bits of FNV-1a depend on the low bits of the characters only).
-bool held_out_by_key(const std::string& key) {
+/// One matrix in four, by a hash of its spec, is left out of the fit with every case recorded on
+/// it (each kernel, variant, K, layout and phase): a held-out case's matrix must be one the fit
+/// never saw, or its row lengths and footprint reach the constants through the matrix's other
+/// cases. FNV-1a, its high bits mixed down (the low bits of FNV-1a depend on the low bits of the
+/// characters only).
+bool held_out_matrix(const std::string& matrix) {
   uint64_t h = 1469598103934665603ull;
-  for (char c : key) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  for (char c : matrix) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
   h ^= h >> 33;
   h *= 0xff51afd7ed558ccdull;
   h ^= h >> 33;
@@ -366,7 +394,7 @@ int validate(const Options& opt, const std::map<std::string, cp::KernelResources
   const std::set<std::string> kernels{"spmv", "bsr", "spmm", "sddmm", "spgemm"};
   std::vector<RecordedCase> cases;
   std::map<std::string, size_t> index;
-  int failed_checks = 0;
+  int failed_checks = 0, unchecked = 0;
   for (const std::string& file : opt.validate) {
     std::ifstream in(file);
     if (!in) usage_error("cannot read " + file);
@@ -375,8 +403,10 @@ int validate(const Options& opt, const std::map<std::string, cp::KernelResources
       auto j = read_flat_json(line);
       if (j["impl"] != "sprocket" || !kernels.count(j["kernel"]) || j["seconds"].empty() || j["matrix"].empty())
         continue;
-      if (j["check"] == "false") {
-        ++failed_checks;
+      // Only a passed check counts: a row without one (or with anything but true) may be a run
+      // whose result was never compared.
+      if (j["check"] != "true") {
+        ++(j["check"] == "false" ? failed_checks : unchecked);
         continue;
       }
       cp::ProfileRequest r;
@@ -396,7 +426,7 @@ int validate(const Options& opt, const std::map<std::string, cp::KernelResources
           RecordedCase c;
           c.request = request;
           c.key = key;
-          c.held_out = held_out_by_key(key);
+          c.held_out = held_out_matrix(request.matrix);
           c.unmodeled = unmodeled;
           cases.push_back(c);
         }
@@ -431,7 +461,15 @@ int validate(const Options& opt, const std::map<std::string, cp::KernelResources
     } else {
       std::fprintf(stderr, "profiling %s ...\n", c.key.c_str());
       try {
-        c.launches = cp::features_of(cp::profile(c.request), h100, resources);
+        const cp::ApplyProfile p = cp::profile(c.request);
+        // An apply that recorded no launch (the portable kernel on SpMM's warp-rows route) has
+        // nothing to predict from: a prediction of 0 ms is no prediction. Not cached, so that the
+        // reason is said again.
+        if (p.launches.empty()) {
+          c.skipped = "not profiled: " + p.not_profiled;
+          continue;
+        }
+        c.launches = cp::features_of(p, h100, resources);
         if (!opt.cache.empty()) append_cache(opt.cache, c.key, c.launches);
       } catch (const cp::NotProfilable& e) {
         c.skipped = e.what();
@@ -440,6 +478,10 @@ int validate(const Options& opt, const std::map<std::string, cp::KernelResources
         c.skipped = std::string("profiling failed: ") + e.what();
         continue;
       }
+    }
+    if (c.launches.empty()) {
+      c.skipped = "the cache has no launch for this case";
+      continue;
     }
     for (auto& f : c.launches)
       f.resident_warps =
@@ -457,6 +499,7 @@ int validate(const Options& opt, const std::map<std::string, cp::KernelResources
   struct Tally {
     int n = 0, within2 = 0;
   } all, held, trained;
+  std::set<std::string> held_matrices, fit_matrices;  // of the cases counted
   int unmodeled = 0;
   for (const auto& c : cases) unmodeled += c.skipped.empty() && !c.unmodeled.empty();
   std::map<std::string, std::vector<const RecordedCase*>> groups;  // kernel, matrix, k, layout
@@ -470,11 +513,18 @@ int validate(const Options& opt, const std::map<std::string, cp::KernelResources
       ++t->n;
       t->within2 += ok;
     }
+    (c.held_out ? held_matrices : fit_matrices).insert(c.request.matrix);
     const bool dense = c.request.kernel == "spmm" || c.request.kernel == "sddmm";
     groups[c.request.kernel + " " + c.request.matrix +
            (dense ? " k=" + std::to_string(c.request.k) + " " + c.request.layout : std::string())]
         .push_back(&c);
   }
+  if (held.n == 0)
+    std::fprintf(stderr, "sprocket-cuda-profile: no modeled case is held out (no matrix of the %zu hashed out of the "
+                         "fit): the held-out figures test nothing\n", fit_matrices.size());
+  else if (trained.n == 0)
+    std::fprintf(stderr, "sprocket-cuda-profile: every modeled case is held out: the constants are the start's, not "
+                         "fitted\n");
   // For every matrix with several variants: the variant predicted fastest, measured against the
   // fastest measured.
   struct Pick {
@@ -525,7 +575,9 @@ int validate(const Options& opt, const std::map<std::string, cp::KernelResources
               << ",\"held_out_cases\":" << held.n << ",\"held_out_within_2x\":" << held.within2
               << ",\"fit_cases\":" << trained.n << ",\"fit_within_2x\":" << trained.within2
               << ",\"variant_groups\":" << picks.size() << ",\"fastest_within_1_25x\":" << picks_ok
-              << ",\"failed_checks_skipped\":" << failed_checks << ",\"unmodeled_cases\":" << unmodeled << ",\"launch_us\":" << num(constants.launch_us)
+              << ",\"held_out_matrices\":" << held_matrices.size() << ",\"fit_matrices\":" << fit_matrices.size()
+              << ",\"failed_checks_skipped\":" << failed_checks << ",\"unchecked_skipped\":" << unchecked
+              << ",\"unmodeled_cases\":" << unmodeled << ",\"launch_us\":" << num(constants.launch_us)
               << ",\"dram_gbps\":" << num(constants.dram_gbps) << ",\"l2_gbps\":" << num(constants.l2_gbps)
               << ",\"request_us\":" << num(constants.request_us) << ",\"sector_us\":" << num(constants.sector_us)
               << ",\"overlap\":" << num(constants.overlap) << ",\"warp_us\":" << num(constants.warp_us)
@@ -552,9 +604,17 @@ int validate(const Options& opt, const std::map<std::string, cp::KernelResources
   }
   std::printf(
       "\nwithin 2x of measured: %d of %d cases (fit: %d of %d, held out: %d of %d); predicted fastest variant within "
-      "1.25x of the fastest: %d of %d matrices; %d rows with a failed check left out; %d cases not modeled\n",
+      "1.25x of the fastest: %d of %d matrices; %d rows with a failed check and %d without a check left out; %d "
+      "cases not modeled\n",
       all.within2, all.n, trained.within2, trained.n, held.within2, held.n, picks_ok, (int)picks.size(), failed_checks,
-      unmodeled);
+      unchecked, unmodeled);
+  const auto list = [](const std::set<std::string>& names) {
+    std::string out;
+    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out.empty() ? std::string("none") : out;
+  };
+  std::printf("held out of the fit, every case of: %s\nin the fit: %s\n", list(held_matrices).c_str(),
+              list(fit_matrices).c_str());
   std::printf(
       "fitted constants: launch %.4g us, DRAM %.4g GB/s, L2 %.4g GB/s, request %.4g us, sector %.4g us, overlap %.3g, "
       "warp %.4g us, shared wavefront %.4g us, synchronization %.4g us\n",

@@ -44,6 +44,10 @@ struct ApplyProfile {
   std::vector<cuda_emulation::LaunchProfile> launches;
   uint64_t footprint_sectors = 0;  // distinct global sectors of the whole apply
   std::string note;                // anything the reader must know (sampling, launches left out)
+  /// Why no launch was recorded (empty when one was): the apply ran nothing the emulation records
+  /// (a portable Kokkos kernel) or launched nothing, so its counts and time are not measured and
+  /// the tool prints them as such, never as zeros. profile() also says it in `note`.
+  std::string not_profiled;
 };
 
 /// Thrown for a request a driver cannot profile (a variant that launches no hand-written CUDA
@@ -58,7 +62,8 @@ ApplyProfile profile_spmm(const ProfileRequest& request, const HostCsr& A);
 ApplyProfile profile_sddmm(const ProfileRequest& request, const HostCsr& A);
 ApplyProfile profile_spgemm(const ProfileRequest& request, const HostCsr& A);
 
-/// Dispatches on request.kernel (loads the matrix).
+/// Dispatches on request.kernel (loads the matrix); an apply without a recorded launch comes back
+/// with not_profiled set.
 ApplyProfile profile(const ProfileRequest& request);
 
 }  // namespace cuda_profile

@@ -51,6 +51,17 @@ ApplyProfile profile_spmm(const ProfileRequest& request, const HostCsr& host) {
   out.chosen = to_string(analysis.kernel);
   if (request.layout == "right") run_spmm<Kokkos::LayoutRight>(request, out, host, analysis);
   else run_spmm<Kokkos::LayoutLeft>(request, out, host, analysis);
+  // spmm_apply's one path without a launch of ours: the warp-rows route to the portable kernel
+  // (Kokkos' parallel_for, which the emulation neither runs as a CUDA kernel nor records). Decided
+  // by what the apply recorded, so that the tool follows the route's conditions as they change.
+  if (out.launches.empty() && analysis.warp_rows_for_row_major) {
+    out.chosen = "portable";
+    out.not_profiled = "the analysis chose csr_rows, but with no row split and row-major B and C of " +
+                       std::to_string(Impl::spmm_cuda_warp_rows_min_k) + " to " +
+                       std::to_string(Impl::spmm_cuda_warp_rows_max_k) +
+                       " columns the CUDA apply runs the portable Kokkos kernel (Sprocket::spmm::portable: a warp per "
+                       "row, a lane per column), which the emulation does not profile";
+  }
   return out;
 }
 

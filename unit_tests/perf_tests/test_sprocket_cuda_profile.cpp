@@ -10,8 +10,10 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <random>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -47,6 +49,13 @@ bool has_key(const std::string& line, const std::string& key) {
   return line.find("\"" + key + "\":") != std::string::npos;
 }
 
+/// A string member of a JSON line ("" when absent).
+std::string text(const std::string& line, const std::string& key) {
+  const std::regex re("\"" + key + "\":\"([^\"]*)\"");
+  std::smatch m;
+  return std::regex_search(line, m, re) ? m[1].str() : std::string();
+}
+
 /// A Matrix Market file: `rows` x `rows`, row 0 full (longer than SpMV's CUDA split threshold of
 /// 2^14 entries), row 1 with 12000 entries (below it: one warp walks it), the other rows 1..8
 /// random entries; returns its path.
@@ -75,8 +84,10 @@ TEST(SprocketCudaProfile, JsonLineHasTheContractKeys) {
   ASSERT_EQ(lines.size(), 1u) << o.out;
   for (const char* key : {"kernel", "variant", "launches", "requests", "sectors", "sectors_per_request",
                           "load_efficiency", "bank_conflict_ways", "active_lane_fraction", "warp_requests_max",
-                          "warp_requests_mean", "predicted_ms_h100", "sites", "launch_list", "chosen", "note"})
+                          "warp_requests_mean", "predicted_ms_h100", "sites", "launch_list", "chosen", "note",
+                          "profiled"})
     EXPECT_TRUE(has_key(lines[0], key)) << key << " missing: " << lines[0];
+  EXPECT_NE(lines[0].find("\"profiled\":true"), std::string::npos);
   EXPECT_GE(number(lines[0], "launches"), 1);
   EXPECT_GT(number(lines[0], "requests"), 0);
   EXPECT_GT(number(lines[0], "predicted_ms_h100"), 0);
@@ -152,50 +163,245 @@ TEST(SprocketCudaProfile, SpmmLayoutLeftSectorsPerRequest) {
   }
 }
 
-TEST(SprocketCudaProfile, ValidateMarksHeldOutCasesAndSummarizes) {
-  char path[] = "/tmp/test_sprocket_cuda_profile_runs_XXXXXX";
-  const int fd = mkstemp(path);
-  close(fd);
-  {
-    std::ofstream f(path);
-    // Recorded lines as sprocket-bench writes them (only the keys --validate reads); a failed check
-    // and a peer's line are left out; portable has no hand-written kernel to profile.
-    const char* variants[] = {"auto", "thread_per_row", "subvector2", "subvector8", "subvector32", "portable"};
-    double seconds = 1e-5;
-    for (const char* v : variants) {
-      f << "{\"kernel\":\"spmv\",\"matrix\":\"gen:poisson3d:n=8\",\"impl\":\"sprocket\",\"variant\":\"" << v
-        << "\",\"seconds\":" << seconds << ",\"check\":true}\n";
-      seconds *= 1.5;
-    }
-    f << "{\"kernel\":\"spmv\",\"matrix\":\"gen:poisson3d:n=8\",\"impl\":\"sprocket\",\"variant\":\"subvector4\","
-         "\"seconds\":1e-5,\"check\":false}\n";
-    f << "{\"kernel\":\"spmv\",\"matrix\":\"gen:poisson3d:n=8\",\"impl\":\"cusparse\",\"variant\":\"default\","
-         "\"seconds\":1e-5,\"check\":true}\n";
-  }
-  const Output o = run_profile(std::string("--validate ") + path + " --json");
-  std::remove(path);
+// On a matrix without split rows, row-major B and C of K = 17..32 run the portable Kokkos kernel
+// on CUDA (spmm_apply's warp-rows route), which the emulation does not record: the tool names it
+// as chosen, says in the note that it is not profiled, and prints no count or time as measured
+// (null in JSON, none in the table). K = 16 and LayoutLeft take csr_rows' own kernel: profiled.
+TEST(SprocketCudaProfile, SpmmPortableRouteIsNamedNotMeasured) {
+  const std::string spmm = "--kernel spmm --matrix gen:poisson3d:n=24 --variant auto ";
+  const Output o = run_profile(spmm + "--k 32 --layout right --json");
   ASSERT_EQ(o.status, 0) << o.err;
   const auto lines = json_lines(o.out);
-  int cases = 0, held_out = 0, summaries = 0;
-  for (const auto& l : lines) {
-    if (has_key(l, "summary")) {
-      ++summaries;
-      EXPECT_EQ(number(l, "cases"), 5) << l;  // portable skipped, the failed check left out
-      EXPECT_EQ(number(l, "failed_checks_skipped"), 1) << l;
-      EXPECT_GE(number(l, "within_2x"), 0);
-      continue;
-    }
-    if (has_key(l, "fastest_variant")) continue;
-    ++cases;
+  ASSERT_EQ(lines.size(), 1u) << o.out;
+  const std::string& l = lines[0];
+  EXPECT_EQ(text(l, "chosen"), "portable") << l;
+  EXPECT_NE(l.find("\"profiled\":false"), std::string::npos) << l;
+  EXPECT_NE(text(l, "note").find("not profiled"), std::string::npos) << l;
+  EXPECT_NE(text(l, "note").find("portable Kokkos kernel"), std::string::npos) << l;
+  for (const char* key : {"launches", "requests", "sectors", "sectors_per_request", "load_efficiency",
+                          "bank_conflict_ways", "active_lane_fraction", "warp_requests_max", "warp_requests_mean",
+                          "atomics", "shared_requests", "footprint_bytes", "warp_syncs", "barriers",
+                          "predicted_ms_h100"})
+    EXPECT_NE(l.find(std::string("\"") + key + "\":null"), std::string::npos) << key << " is not null: " << l;
+  EXPECT_NE(l.find("\"launch_list\":[]"), std::string::npos) << l;
+
+  const Output table = run_profile(spmm + "--k 32 --layout right");
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("variant auto: portable"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("not profiled"), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find("0 launches"), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find("predicted on an H100"), std::string::npos) << table.out;
+
+  for (const char* shape : {"--k 16 --layout right", "--k 32 --layout left"}) {
+    const Output p = run_profile(spmm + shape + " --json");
+    ASSERT_EQ(p.status, 0) << p.err;
+    const auto profiled = json_lines(p.out);
+    ASSERT_EQ(profiled.size(), 1u) << p.out;
+    EXPECT_EQ(text(profiled[0], "chosen"), "csr_rows") << shape;
+    EXPECT_NE(profiled[0].find("\"profiled\":true"), std::string::npos) << shape;
+    EXPECT_GE(number(profiled[0], "launches"), 1) << shape;
+    EXPECT_GT(number(profiled[0], "predicted_ms_h100"), 0) << shape;
+  }
+}
+
+/// A temporary file, removed with the object.
+struct TempFile {
+  std::string path;
+  explicit TempFile(const std::string& stem) {
+    std::string pattern = "/tmp/test_sprocket_cuda_profile_" + stem + "_XXXXXX";
+    const int fd = mkstemp(pattern.data());
+    if (fd >= 0) close(fd);
+    path = pattern;
+  }
+  ~TempFile() { std::remove(path.c_str()); }
+};
+
+/// One recorded run as sprocket-bench writes it (only the keys --validate reads).
+struct RecordedRun {
+  std::string kernel, matrix, variant;
+  int k = 0;  // spmm: dense columns, layout right
+  double seconds = 1e-5;
+  std::string check = "true";  // "": no check field
+  std::string impl = "sprocket";
+};
+
+void write_runs(const std::string& path, const std::vector<RecordedRun>& runs) {
+  std::ofstream f(path);
+  for (const RecordedRun& r : runs) {
+    f << "{\"kernel\":\"" << r.kernel << "\",\"matrix\":\"" << r.matrix << "\",\"impl\":\"" << r.impl
+      << "\",\"variant\":\"" << r.variant << "\"";
+    if (r.k > 0) f << ",\"k\":" << r.k << ",\"layout\":\"right\"";
+    f << ",\"seconds\":" << r.seconds;
+    if (!r.check.empty()) f << ",\"check\":" << r.check;
+    f << "}\n";
+  }
+}
+
+/// Matrices for --validate, whose hash holds out gen:poisson3d:n=6 and n=8 and fits on n=5 and
+/// n=7 (the tests assert both kinds are there: a change of the hash that leaves either empty fails
+/// them rather than passing untested).
+const std::vector<std::string> validation_matrices{"gen:poisson3d:n=5", "gen:poisson3d:n=6", "gen:poisson3d:n=7",
+                                                   "gen:poisson3d:n=8"};
+
+/// Per matrix: two SpMV variants and SpMM with K = 8 (csr_rows' own kernel): the cases of a matrix
+/// span kernels and variants, all of which a held-out matrix must take out of the fit.
+std::vector<RecordedRun> modeled_runs() {
+  std::vector<RecordedRun> runs;
+  double seconds = 1e-5;
+  for (const std::string& m : validation_matrices) {
+    for (const char* v : {"auto", "subvector4"}) runs.push_back(RecordedRun{"spmv", m, v, 0, seconds *= 1.3});
+    runs.push_back(RecordedRun{"spmm", m, "auto", 8, seconds *= 1.3});
+  }
+  return runs;
+}
+
+/// What --validate --json printed: the case lines and the summary line.
+struct Validation {
+  Output output;
+  std::vector<std::string> cases;
+  std::string summary;
+};
+Validation validate(const std::vector<RecordedRun>& runs, const std::string& cache) {
+  TempFile file("runs");
+  write_runs(file.path, runs);
+  Validation v;
+  v.output = run_profile("--validate " + file.path + " --json --cache " + cache);
+  for (const auto& l : json_lines(v.output.out)) {
+    if (has_key(l, "summary")) v.summary = l;
+    else if (!has_key(l, "fastest_variant")) v.cases.push_back(l);
+  }
+  return v;
+}
+
+/// The fitted constants of a summary line (its members from launch_us to the end).
+std::string fitted_constants(const std::string& summary) {
+  const size_t at = summary.find("\"launch_us\"");
+  return at == std::string::npos ? std::string() : summary.substr(at);
+}
+
+// A row counts only with a passed check (a failed one and one without a check are left out and
+// counted apart), a peer's row never; the portable variant and the SpMM apply that runs the
+// portable kernel (K = 32, row-major, no split rows) are skipped, not predicted as 0 ms; every
+// case of a held-out matrix is held out, whatever its kernel or variant.
+TEST(SprocketCudaProfile, ValidateHoldsOutWholeMatricesAndSummarizes) {
+  std::vector<RecordedRun> runs = modeled_runs();
+  const size_t modeled = runs.size();
+  runs.push_back(RecordedRun{"spmv", "gen:poisson3d:n=5", "subvector8", 0, 1e-5, "false"});
+  runs.push_back(RecordedRun{"spmv", "gen:poisson3d:n=5", "subvector16", 0, 1e-5, ""});
+  runs.push_back(RecordedRun{"spmv", "gen:poisson3d:n=5", "default", 0, 1e-5, "true", "cusparse"});
+  runs.push_back(RecordedRun{"spmv", "gen:poisson3d:n=5", "portable", 0, 1e-5});
+  runs.push_back(RecordedRun{"spmm", "gen:poisson3d:n=7", "auto", 32, 1e-5});
+  TempFile cache("cache");
+  const Validation v = validate(runs, cache.path);
+  ASSERT_EQ(v.output.status, 0) << v.output.err;
+  ASSERT_FALSE(v.summary.empty()) << v.output.out;
+  const std::string& s = v.summary;
+  const double cases = number(s, "cases"), held_out = number(s, "held_out_cases");
+  EXPECT_EQ(cases, double(modeled)) << s;
+  EXPECT_EQ(number(s, "failed_checks_skipped"), 1) << s;
+  EXPECT_EQ(number(s, "unchecked_skipped"), 1) << s;
+  EXPECT_GT(held_out, 0) << "no case held out: the held-out figures test nothing; " << s;
+  EXPECT_LT(held_out, cases) << "no case in the fit; " << s;
+  EXPECT_EQ(held_out + number(s, "fit_cases"), cases) << s;
+  EXPECT_GE(number(s, "held_out_matrices"), 1) << s;
+  EXPECT_GE(number(s, "fit_matrices"), 1) << s;
+  EXPECT_EQ(number(s, "held_out_matrices") + number(s, "fit_matrices"), double(validation_matrices.size())) << s;
+  for (const char* key : {"within_2x", "held_out_within_2x", "fit_within_2x"}) EXPECT_GE(number(s, key), 0) << key;
+  EXPECT_LE(number(s, "within_2x"), cases) << s;
+  EXPECT_LE(number(s, "held_out_within_2x"), held_out) << s;
+  EXPECT_LE(number(s, "fit_within_2x"), number(s, "fit_cases")) << s;
+
+  // The modeled cases and the two skipped ones; neither left-out row is a case.
+  EXPECT_EQ(v.cases.size(), modeled + 2) << v.output.out;
+  std::map<std::string, std::set<bool>> held_out_by_matrix;
+  for (const auto& l : v.cases) {
     for (const char* key : {"kernel", "matrix", "variant", "predicted_ms", "measured_ms", "held_out"})
       EXPECT_TRUE(has_key(l, key)) << key << " missing: " << l;
-    held_out += l.find("\"held_out\":true") != std::string::npos;
-    if (l.find("\"variant\":\"portable\"") != std::string::npos)
+    EXPECT_NE(text(l, "variant"), "subvector8") << "a row with a failed check was used: " << l;
+    EXPECT_NE(text(l, "variant"), "subvector16") << "a row without a check was used: " << l;
+    EXPECT_NE(text(l, "variant"), "default") << "a peer's row was used: " << l;
+    held_out_by_matrix[text(l, "matrix")].insert(l.find("\"held_out\":true") != std::string::npos);
+    if (text(l, "variant") == "portable") {
       EXPECT_NE(l.find("\"skipped\""), std::string::npos) << l;
+      EXPECT_NE(l.find("\"predicted_ms\":null"), std::string::npos) << l;
+    }
+    if (l.find("\"k\":32") != std::string::npos) {
+      EXPECT_NE(l.find("\"predicted_ms\":null"), std::string::npos) << "the portable kernel's route predicted: " << l;
+      EXPECT_NE(text(l, "skipped").find("portable Kokkos kernel"), std::string::npos) << l;
+    }
   }
-  EXPECT_EQ(cases, 6);
-  EXPECT_EQ(summaries, 1);
-  EXPECT_LT(held_out, cases);
+  int held_matrices = 0;
+  for (const auto& [matrix, flags] : held_out_by_matrix) {
+    EXPECT_EQ(flags.size(), 1u) << matrix << " is partly held out: its other cases are in the fit";
+    held_matrices += flags.count(true) && flags.size() == 1;
+  }
+  EXPECT_EQ(held_out_by_matrix.size(), validation_matrices.size());
+  EXPECT_EQ(held_matrices, number(s, "held_out_matrices")) << s;
+}
+
+// The held-out cases are out of the fit: moving one's measured time leaves every fitted constant
+// as it was, while moving a fitted case's time moves them (the control: the comparison can see a
+// change).
+TEST(SprocketCudaProfile, ValidateFitIgnoresHeldOutTimes) {
+  TempFile cache("cache");  // profiled once, by the first run
+  const std::vector<RecordedRun> runs = modeled_runs();
+  const Validation base = validate(runs, cache.path);
+  ASSERT_EQ(base.output.status, 0) << base.output.err;
+  ASSERT_EQ(base.cases.size(), runs.size()) << base.output.out;
+  const std::string constants = fitted_constants(base.summary);
+  ASSERT_FALSE(constants.empty()) << base.summary;
+  size_t held = runs.size(), fitted = runs.size();
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto& l = base.cases[i];  // in the order of the file
+    ASSERT_EQ(text(l, "matrix"), runs[i].matrix) << l;
+    ASSERT_EQ(text(l, "variant"), runs[i].variant) << l;
+    (l.find("\"held_out\":true") != std::string::npos ? held : fitted) = i;
+  }
+  ASSERT_LT(held, runs.size()) << "no case held out";
+  ASSERT_LT(fitted, runs.size()) << "no case in the fit";
+  for (const size_t moved : {held, fitted}) {
+    std::vector<RecordedRun> changed = runs;
+    changed[moved].seconds *= 10;
+    const Validation v = validate(changed, cache.path);
+    ASSERT_EQ(v.output.status, 0) << v.output.err;
+    if (moved == held)
+      EXPECT_EQ(fitted_constants(v.summary), constants)
+          << "the held-out " << runs[moved].matrix << " " << runs[moved].variant << " moved the fit";
+    else
+      EXPECT_NE(fitted_constants(v.summary), constants)
+          << "the fitted " << runs[moved].matrix << " " << runs[moved].variant << " did not move the fit";
+  }
+}
+
+// Measured times that are the model's own predictions with h100_constants (each case profiled
+// alone): the fit starts at an exact solution, so every case, held out or fitted, is predicted at
+// its measured time.
+TEST(SprocketCudaProfile, ValidateRecoversTimesTheModelExplains) {
+  std::vector<RecordedRun> runs = modeled_runs();
+  for (RecordedRun& r : runs) {
+    const Output o = run_profile("--kernel " + r.kernel + " --matrix " + r.matrix + " --variant " + r.variant +
+                                 (r.k > 0 ? " --k " + std::to_string(r.k) + " --layout right" : std::string()) +
+                                 " --json");
+    ASSERT_EQ(o.status, 0) << o.err;
+    const auto lines = json_lines(o.out);
+    ASSERT_EQ(lines.size(), 1u) << o.out;
+    const double ms = number(lines[0], "predicted_ms_h100");
+    ASSERT_GT(ms, 0) << lines[0].substr(0, 600);
+    r.seconds = ms * 1e-3;
+  }
+  TempFile cache("cache");
+  const Validation v = validate(runs, cache.path);
+  ASSERT_EQ(v.output.status, 0) << v.output.err;
+  const std::string& s = v.summary;
+  EXPECT_EQ(number(s, "cases"), double(runs.size())) << s;
+  EXPECT_EQ(number(s, "within_2x"), number(s, "cases")) << s;
+  EXPECT_GT(number(s, "held_out_cases"), 0) << s;
+  EXPECT_EQ(number(s, "held_out_within_2x"), number(s, "held_out_cases")) << s;
+  EXPECT_EQ(number(s, "fit_within_2x"), number(s, "fit_cases")) << s;
+  ASSERT_EQ(v.cases.size(), runs.size());
+  for (const auto& l : v.cases) {
+    EXPECT_NEAR(number(l, "ratio"), 1.0, 0.01) << l;
+  }
 }
 
 // --resources reads both forms of the CUDA build's resource report; 128 registers per thread leave
