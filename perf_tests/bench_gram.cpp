@@ -149,6 +149,19 @@ int run(const Args& args) {
             names.push_back("dgemm");
           }
         }
+        // SPROCKET_BENCH_CORRUPT: the named implementation's result made wrong after every call (the
+        // Gram matrix, a host matrix, or the block the update writes).
+        for (size_t i = 0; i < fns.size(); ++i) {
+          const bool is_peer = names[i] == "dgemm";
+          if (!corrupts(is_peer ? "dgemm" : "sprocket")) continue;
+          const bool gram_result = op == "gram" || op == "gram_sym" || op == "combine_gram";
+          const Block written = op == "combine" || is_peer ? Z : W;
+          fns[i] = [run = fns[i], gram_result, written, &Gout] {
+            run();
+            if (gram_result) Gout.at(0) += 1;
+            else add_one_to_first_entry(written);
+          };
+        }
         // Check every implementation once against the serial reference, its outputs poisoned first
         // (NaN) so that a call that writes nothing fails.
         std::vector<bool> ok(fns.size(), true);

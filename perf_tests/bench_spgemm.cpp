@@ -264,7 +264,8 @@ class Implementation {
   virtual bool sorted() const = 0;
   /// Sets every value of a C to `value`, its pattern kept: the C of the last full() (numeric_c
   /// false) or the one the numeric re-runs write (true). --check poisons the latter (NaN) before
-  /// each re-run it checks, so that a value a re-run leaves unwritten fails.
+  /// each re-run it checks, so that a value a re-run leaves unwritten fails; SPROCKET_BENCH_CORRUPT
+  /// zeroes both after each run (Corrupted).
   virtual void fill_c_values(bool numeric_c, double value) = 0;
   /// A's values (and B's, unless B is A) were changed to these, rounded to Scalar, the patterns
   /// kept; B null: B is A. --check re-runs the numeric pass on changed values. Implementations on
@@ -359,6 +360,36 @@ class GraphblasImplementation final : public Implementation {
 
  private:
   std::shared_ptr<graphblas::SpgemmOp> op_;
+};
+
+/// SPROCKET_BENCH_CORRUPT: an implementation whose every C, full product and numeric re-run alike,
+/// has its values zeroed after the run, as a numeric pass that never ran would leave a C allocated
+/// with zeros.
+class Corrupted final : public Implementation {
+ public:
+  explicit Corrupted(std::shared_ptr<Implementation> impl) : impl_(std::move(impl)) {}
+  void full() override {
+    impl_->full();
+    impl_->fill_c_values(false, 0.0);
+  }
+  void release() override { impl_->release(); }
+  Sprocket::HostCsr result() const override { return impl_->result(); }
+  void prepare_numeric() override { impl_->prepare_numeric(); }
+  void numeric() override {
+    impl_->numeric();
+    impl_->fill_c_values(true, 0.0);
+  }
+  void after_numeric() override { impl_->after_numeric(); }
+  Sprocket::HostCsr numeric_result() const override { return impl_->numeric_result(); }
+  void release_numeric() override { impl_->release_numeric(); }
+  bool sorted() const override { return impl_->sorted(); }
+  void fill_c_values(bool numeric_c, double value) override { impl_->fill_c_values(numeric_c, value); }
+  void use_operand_values(const Sprocket::HostCsr& A, const Sprocket::HostCsr* B) override {
+    impl_->use_operand_values(A, B);
+  }
+
+ private:
+  std::shared_ptr<Implementation> impl_;
 };
 
 #ifdef KOKKOS_ENABLE_CUDA
@@ -929,6 +960,7 @@ int run_matrix(type_tag<Scalar>, type_tag<Offset>, const Args& args, const std::
       }
     }
     for (Entry& e : entries) {
+      if (corrupts(e.candidate.impl)) e.impl = std::make_shared<Corrupted>(e.impl);
       const std::shared_ptr<Implementation> impl = e.impl;
       e.candidate.apply = [impl] { impl->full(); };
       e.candidate.release = [impl] { impl->release(); };
