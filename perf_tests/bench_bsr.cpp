@@ -353,6 +353,8 @@ int run_matrix(type_tag<Scalar>, type_tag<Offset>, const Args& args, const std::
     }
   }
 
+  corrupt_named_candidates(candidates, [y] { add_one_to_first_entry(y); });
+
   Section section("bsr", name, rows, cols, nnz);
   section.flops = 2.0 * static_cast<double>(nnz);
   section.peers = peers;

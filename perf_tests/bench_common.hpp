@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <iostream>
 #include <limits>
@@ -434,6 +435,44 @@ inline bool report_check(Record& rec, const CheckResult& c, const std::vector<do
     std::cerr << os.str() << "\n";
   }
   return c.ok;
+}
+
+// ------------------------------------------------------------------------------------------
+// Fault injection: how the tests see --check fail (perf_tests/README.md, "Testing --check")
+
+/// The implementation whose results are made wrong on purpose ("sprocket", "kk", "graphblas",
+/// "dgemm", ...): the environment variable SPROCKET_BENCH_CORRUPT, read once; "" when unset. It is
+/// for the tests of --check alone, so it is no option of --help, and a run that has it says so on
+/// stderr: nothing that run measures is to be published.
+inline const std::string& corrupted_impl() {
+  static const std::string impl = [] {
+    const char* value = std::getenv("SPROCKET_BENCH_CORRUPT");
+    const std::string name = value ? value : "";
+    if (!name.empty())
+      std::cerr << "sprocket-bench: SPROCKET_BENCH_CORRUPT=" << name << ": the results of " << name
+                << " are made wrong on purpose (a test of --check)\n";
+    return name;
+  }();
+  return impl;
+}
+
+/// Whether SPROCKET_BENCH_CORRUPT names impl.
+inline bool corrupts(const std::string& impl) { return !corrupted_impl().empty() && impl == corrupted_impl(); }
+
+/// Adds 1 to the first entry (v(0), or v(0, 0) for a rank-2 View) of a result, where it is (any
+/// memory space): one entry off by far more than any tolerance, the others right.
+template <class View>
+void add_one_to_first_entry(const View& v) {
+  static_assert(View::rank == 1 || View::rank == 2, "a vector or a matrix");
+  if (v.size() == 0) return;
+  const auto first = [&] {
+    if constexpr (View::rank == 1) return Kokkos::subview(v, 0);
+    else return Kokkos::subview(v, 0, 0);
+  }();
+  typename View::non_const_value_type value;
+  Kokkos::fence();
+  Kokkos::deep_copy(value, first);
+  Kokkos::deep_copy(first, value + 1);
 }
 
 // ------------------------------------------------------------------------------------------

@@ -149,7 +149,21 @@ int run(const Args& args) {
             names.push_back("dgemm");
           }
         }
-        // Check every implementation once against the serial reference.
+        // SPROCKET_BENCH_CORRUPT: the named implementation's result made wrong after every call (the
+        // Gram matrix, a host matrix, or the block the update writes).
+        for (size_t i = 0; i < fns.size(); ++i) {
+          const bool is_peer = names[i] == "dgemm";
+          if (!corrupts(is_peer ? "dgemm" : "sprocket")) continue;
+          const bool gram_result = op == "gram" || op == "gram_sym" || op == "combine_gram";
+          const Block written = op == "combine" || is_peer ? Z : W;
+          fns[i] = [run = fns[i], gram_result, written, &Gout] {
+            run();
+            if (gram_result) Gout.at(0) += 1;
+            else add_one_to_first_entry(written);
+          };
+        }
+        // Check every implementation once against the serial reference, its outputs poisoned first
+        // (NaN) so that a call that writes nothing fails.
         std::vector<bool> ok(fns.size(), true);
         std::vector<double> err(fns.size(), 0.0);
         if (args.check) {
@@ -163,6 +177,7 @@ int run(const Args& args) {
           for (size_t i = 0; i < fns.size(); ++i) {
             Kokkos::deep_copy(W, X);
             Kokkos::deep_copy(Z, std::nan(""));
+            Gout.assign(static_cast<size_t>(p) * q, std::nan(""));
             fns[i]();
             Kokkos::fence();
             std::vector<double> got;

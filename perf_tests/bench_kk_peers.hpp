@@ -73,6 +73,8 @@ class Spgemm {
   virtual void numeric() = 0;  ///< spgemm_numeric again on the kept handle (+ the sort)
   virtual Sprocket::HostCsr numeric_result() const = 0;
   virtual void release_numeric() = 0;
+  /// Sets every value of the last full()'s C (numeric_c false) or of the numeric re-runs' C to value.
+  virtual void fill_c_values(bool numeric_c, double value) = 0;
 };
 
 /// The algorithms tried (KK's own variants, SPGEMM_KK its default): "kk", "kk_dense", "kk_memory",

@@ -76,6 +76,9 @@ class KkSpgemm final : public Spgemm {
     numeric_C_ = Product();
     handle_.reset();
   }
+  void fill_c_values(bool numeric_c, double value) override {
+    Kokkos::deep_copy((numeric_c ? numeric_C_ : C_).values, static_cast<Scalar>(value));
+  }
 
  private:
   struct Product {

@@ -109,6 +109,21 @@ struct Candidate {
   std::string note;
 };
 
+/// SPROCKET_BENCH_CORRUPT (corrupts): every candidate of the implementation it names runs
+/// `corrupt` after each apply, or after fetch_result where it has one (that writes its result into
+/// the section's output), so that each result it delivers, the checked one included, is wrong.
+/// corrupt changes the section's output where the candidates write it (add_one_to_first_entry).
+inline void corrupt_named_candidates(std::vector<Candidate>& candidates, const std::function<void()>& corrupt) {
+  for (Candidate& c : candidates) {
+    if (!corrupts(c.impl)) continue;
+    std::function<void()>& last = c.fetch_result ? c.fetch_result : c.apply;
+    last = [run = last, corrupt] {
+      run();
+      corrupt();
+    };
+  }
+}
+
 /// What a plan with one kernel per matrix (BsrSpmvPlan, SpmmPlan) runs, for the chosen_kernel
 /// key: its kernel, or "portable" when it runs the portable backend (one kernel there).
 template <class Plan>

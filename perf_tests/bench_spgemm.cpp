@@ -68,11 +68,15 @@
 //   (rows(C) + 1) * sizeof(Offset) + nnz(C) * (sizeof(int) + sizeof(Scalar))   C written
 // Flops per product: 2 * products (one multiplication and one addition per product).
 //
-// --check: every candidate's C from a full product and from its numeric re-run, one candidate at a
+// --check: every candidate's C from a full product and from two numeric re-runs, one candidate at a
 // time, against Sprocket::reference::spgemm on the values the matrices hold (rounded to Scalar):
 // identical row map and columns (the rows of the candidates that do not promise sorted output are
 // sorted first; c_sorted says whether they came out sorted), values within
-// 64 eps(Scalar) (|A| |B|)_ij (|A| |B| by reference::spgemm on absolute values).
+// 64 eps(Scalar) (|A| |B|)_ij (|A| |B| by reference::spgemm on absolute values). The re-runs'
+// state is built on A's values; A's values are then changed (other deterministic values, same
+// pattern; B = A^T changed with it) and the re-runs' C set to NaN before each re-run, so that a
+// re-run that leaves C as it was, or reads values from before, fails; both are checked (on CUDA our
+// first re-run records each product's position in C, the later ones, the timed ones, read them).
 
 // Kokkos Kernels 3.4 headers assume Kokkos_Core.hpp was included first.
 #include <Kokkos_Core.hpp>
@@ -258,6 +262,16 @@ class Implementation {
   virtual void release_numeric() = 0;
   /// Whether C's rows come out sorted (--check then requires it; otherwise it sorts them first).
   virtual bool sorted() const = 0;
+  /// Sets every value of a C to `value`, its pattern kept: the C of the last full() (numeric_c
+  /// false) or the one the numeric re-runs write (true). --check poisons the latter (NaN) before
+  /// each re-run it checks, so that a value a re-run leaves unwritten fails; SPROCKET_BENCH_CORRUPT
+  /// zeroes both after each run (Corrupted).
+  virtual void fill_c_values(bool numeric_c, double value) = 0;
+  /// A's values (and B's, unless B is A) were changed to these, rounded to Scalar, the patterns
+  /// kept; B null: B is A. --check re-runs the numeric pass on changed values. Implementations on
+  /// the bench's own A and B (ours, kk, cusparse) find the new values there; those on copies of
+  /// their own (graphblas) update the copies.
+  virtual void use_operand_values(const Sprocket::HostCsr& /*A*/, const Sprocket::HostCsr* /*B*/) {}
 };
 
 /// Ours: a plan per product (full), a kept plan and C (numeric).
@@ -295,6 +309,9 @@ class OursSpgemm final : public Implementation {
     plan_.reset();
   }
   bool sorted() const override { return options_.sorted; }
+  void fill_c_values(bool numeric_c, double value) override {
+    Kokkos::deep_copy((numeric_c ? numeric_C_ : C_).values, static_cast<typename Crs::non_const_value_type>(value));
+  }
 
  private:
   Crs A_, B_;
@@ -316,6 +333,7 @@ class KkImplementation final : public Implementation {
   Sprocket::HostCsr numeric_result() const override { return op_->numeric_result(); }
   void release_numeric() override { op_->release_numeric(); }
   bool sorted() const override { return sort_; }
+  void fill_c_values(bool numeric_c, double value) override { op_->fill_c_values(numeric_c, value); }
 
  private:
   std::unique_ptr<kk::Spgemm> op_;
@@ -335,9 +353,43 @@ class GraphblasImplementation final : public Implementation {
   Sprocket::HostCsr numeric_result() const override { return op_->numeric_result(); }
   void release_numeric() override { op_->release_numeric(); }
   bool sorted() const override { return true; }
+  void fill_c_values(bool numeric_c, double value) override { op_->fill_c_values(numeric_c, value); }
+  void use_operand_values(const Sprocket::HostCsr& A, const Sprocket::HostCsr* B) override {
+    op_->set_operands(A, B);
+  }
 
  private:
   std::shared_ptr<graphblas::SpgemmOp> op_;
+};
+
+/// SPROCKET_BENCH_CORRUPT: an implementation whose every C, full product and numeric re-run alike,
+/// has its values zeroed after the run, as a numeric pass that never ran would leave a C allocated
+/// with zeros.
+class Corrupted final : public Implementation {
+ public:
+  explicit Corrupted(std::shared_ptr<Implementation> impl) : impl_(std::move(impl)) {}
+  void full() override {
+    impl_->full();
+    impl_->fill_c_values(false, 0.0);
+  }
+  void release() override { impl_->release(); }
+  Sprocket::HostCsr result() const override { return impl_->result(); }
+  void prepare_numeric() override { impl_->prepare_numeric(); }
+  void numeric() override {
+    impl_->numeric();
+    impl_->fill_c_values(true, 0.0);
+  }
+  void after_numeric() override { impl_->after_numeric(); }
+  Sprocket::HostCsr numeric_result() const override { return impl_->numeric_result(); }
+  void release_numeric() override { impl_->release_numeric(); }
+  bool sorted() const override { return impl_->sorted(); }
+  void fill_c_values(bool numeric_c, double value) override { impl_->fill_c_values(numeric_c, value); }
+  void use_operand_values(const Sprocket::HostCsr& A, const Sprocket::HostCsr* B) override {
+    impl_->use_operand_values(A, B);
+  }
+
+ private:
+  std::shared_ptr<Implementation> impl_;
 };
 
 #ifdef KOKKOS_ENABLE_CUDA
@@ -512,6 +564,12 @@ class CusparseSpgemm final : public Implementation {
   Sprocket::HostCsr numeric_result() const override { return host(*numeric_); }
   void release_numeric() override { numeric_.reset(); }
   bool sorted() const override { return false; }  // not promised; --check reports c_sorted
+  void fill_c_values(bool numeric_c, double value) override {
+    const Result& r = numeric_c ? *numeric_ : *C_;
+    const Kokkos::View<Scalar*, Kokkos::CudaSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> values(
+        static_cast<Scalar*>(r.values.get()), r.nnz);
+    Kokkos::deep_copy(values, static_cast<Scalar>(value));
+  }
 
   /// The peak of the last full(): its buffers and C's arrays at the most held at once.
   int64_t peak_bytes() const { return C_ ? C_->count.peak : -1; }
@@ -662,6 +720,15 @@ Oracle make_oracle(const Sprocket::HostCsr& A_host, const Sprocket::HostCsr* B_h
   o.tol.resize(abs_c.values.size());
   for (size_t k = 0; k < o.tol.size(); ++k) o.tol[k] = 64.0 * eps * abs_c.values[k];
   return o;
+}
+
+/// host's values (same pattern as the matrix), rounded to the View's scalar type, into values.
+template <class Values>
+void store_values(const Sprocket::HostCsr& host, const Values& values) {
+  using Scalar = typename Values::non_const_value_type;
+  auto h = Kokkos::create_mirror_view(values);
+  for (size_t k = 0; k < host.values.size(); ++k) h(k) = static_cast<Scalar>(host.values[k]);
+  Kokkos::deep_copy(values, h);
 }
 
 /// Whether every row's columns strictly increase.
@@ -893,6 +960,7 @@ int run_matrix(type_tag<Scalar>, type_tag<Offset>, const Args& args, const std::
       }
     }
     for (Entry& e : entries) {
+      if (corrupts(e.candidate.impl)) e.impl = std::make_shared<Corrupted>(e.impl);
       const std::shared_ptr<Implementation> impl = e.impl;
       e.candidate.apply = [impl] { impl->full(); };
       e.candidate.release = [impl] { impl->release(); };
@@ -912,12 +980,30 @@ int run_matrix(type_tag<Scalar>, type_tag<Offset>, const Args& args, const std::
       }
     };
 
-    // --check: one implementation at a time, its full product and its numeric re-run; the oracle
-    // is dropped before the timings.
+    // --check: one implementation at a time, its full product, then two numeric re-runs on changed
+    // values of A (and of B = A^T): a re-run that leaves C as it was, or computes it from values
+    // read before, fails. Each re-run writes a poisoned C (NaN), and both are checked: the timed
+    // re-runs are later ones, and on CUDA our plan's first re-run records where each product lands
+    // in C while the later ones read those positions. A's and B's values are restored afterwards;
+    // the oracles are dropped before the timings.
     std::vector<Record> checks(entries.size());
     bool all_ok = true;
     if (args.check) {
       const Oracle oracle = make_oracle<Scalar>(host, host_b.get());
+      Sprocket::HostCsr changed = host;
+      for (size_t k = 0; k < changed.values.size(); ++k) changed.values[k] = input_value(k, 11);
+      std::unique_ptr<Sprocket::HostCsr> changed_b;
+      if (!square) changed_b = std::make_unique<Sprocket::HostCsr>(Sprocket::transpose(changed));
+      const Oracle changed_oracle = make_oracle<Scalar>(changed, changed_b.get());
+      // A's (and B's) values from a (and b), into the bench's matrices and impl's own copies.
+      const auto use_values = [&](Implementation& impl, const Sprocket::HostCsr& a, const Sprocket::HostCsr* b) {
+        Sprocket::HostCsr a_storage, b_storage;
+        const Sprocket::HostCsr& a_rounded = rounded_to<Scalar>(a, a_storage);
+        const Sprocket::HostCsr* b_rounded = b ? &rounded_to<Scalar>(*b, b_storage) : nullptr;
+        store_values(a_rounded, A.values);
+        if (b_rounded) store_values(*b_rounded, B.values);
+        impl.use_operand_values(a_rounded, b_rounded);
+      };
       for (size_t c = 0; c < entries.size(); ++c) {
         Implementation& impl = *entries[c].impl;
         impl.full();
@@ -925,15 +1011,20 @@ int run_matrix(type_tag<Scalar>, type_tag<Offset>, const Args& args, const std::
         bool ok = compare(impl.result(), impl.sorted(), oracle, checks[c], what(entries[c]));
         impl.release();
         if (prepare_numeric(entries[c])) {
-          impl.numeric();
-          Kokkos::fence();
-          Record numeric_check;
-          if (!compare(impl.numeric_result(), impl.sorted(), oracle, numeric_check,
-                       what(entries[c]) + " (numeric re-run)")) {
-            checks[c].merge(numeric_check);
-            ok = false;
+          use_values(impl, changed, changed_b.get());
+          for (const char* rerun : {"first", "second"}) {
+            impl.fill_c_values(true, std::numeric_limits<double>::quiet_NaN());
+            impl.numeric();
+            Kokkos::fence();
+            Record numeric_check;
+            if (!compare(impl.numeric_result(), impl.sorted(), changed_oracle, numeric_check,
+                         what(entries[c]) + " (" + rerun + " numeric re-run, on changed values)")) {
+              checks[c].merge(numeric_check);
+              ok = false;
+            }
+            impl.after_numeric();
           }
-          impl.after_numeric();
+          use_values(impl, host, host_b.get());
           impl.release_numeric();
         }
         all_ok &= ok;

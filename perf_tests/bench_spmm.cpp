@@ -359,6 +359,8 @@ int run_section(const Args& args, const std::string& name, const Sprocket::HostC
     }
   }
 
+  corrupt_named_candidates(candidates, [C] { add_one_to_first_entry(C); });
+
   const double Kd = static_cast<double>(K);
   Section section("spmm", name, rows, cols, nnz);
   section.bytes = static_cast<double>(rows + 1) * sizeof(Offset) +

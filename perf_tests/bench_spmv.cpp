@@ -227,6 +227,8 @@ int run_matrix(type_tag<Scalar>, type_tag<Offset>, const Args& args, const std::
     }
   }
 
+  corrupt_named_candidates(candidates, [y] { add_one_to_first_entry(y); });
+
   Section section("spmv", name, rows, cols, nnz);
   section.bytes = static_cast<double>(nnz) * (sizeof(Scalar) + sizeof(int)) +
                   static_cast<double>(rows + 1) * sizeof(Offset) + vector_bytes(rows, cols, beta);

@@ -453,6 +453,24 @@ class Spgemm final : public SpgemmOp {
   }
   Sprocket::HostCsr numeric_result() const override { return csr_of(numeric_C_.get(), c_, rows_, cols_); }
   void release_numeric() override { numeric_C_.reset(); }
+  /// C = second(C, value): every entry of C set to value.
+  void fill_c_values(bool numeric_c, double value) override {
+    const GrB_Matrix C = numeric_c ? numeric_C_.get() : C_.get();
+    if (c_.single)
+      SPROCKET_GRB(GrB_Matrix_apply_BinaryOp2nd_FP32(C, nullptr, nullptr, GrB_SECOND_FP32, C,
+                                                     static_cast<float>(value), nullptr));
+    else
+      SPROCKET_GRB(GrB_Matrix_apply_BinaryOp2nd_FP64(C, nullptr, nullptr, GrB_SECOND_FP64, C, value, nullptr));
+    SPROCKET_GRB(GrB_Matrix_wait(C, GrB_MATERIALIZE));
+  }
+  void set_operands(const Sprocket::HostCsr& A, const Sprocket::HostCsr* B) override {
+    A_.reset();
+    make_csr(A_, c_, A, 1.0, false);
+    if (B) {
+      B_.reset();
+      make_csr(B_, c_, *B, 1.0, false);
+    }
+  }
   std::string algorithm() const override { return ways_.names[ways_.chosen]; }
   std::string trials() const override { return ways_.trials; }
   double first_use_seconds() const override { return ways_.first_seconds; }

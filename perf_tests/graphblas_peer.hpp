@@ -77,6 +77,12 @@ class SpgemmOp : public Op {
   virtual void numeric() = 0;
   virtual Sprocket::HostCsr numeric_result() const = 0;
   virtual void release_numeric() = 0;
+  /// Sets every value of the last apply()'s C (numeric_c false) or of the numeric re-runs' C to
+  /// value, the pattern kept (the bench's --check poisons the latter with NaN).
+  virtual void fill_c_values(bool numeric_c, double value) = 0;
+  /// Replaces GraphBLAS's copies of A (and B; null: B is A, as at set-up) with these, of the same
+  /// shapes: the bench's --check re-runs the numeric pass on changed values.
+  virtual void set_operands(const Sprocket::HostCsr& A, const Sprocket::HostCsr* B) = 0;
 };
 
 /// What every peer is made from: the scalar type the bench runs and the threads GraphBLAS gets.

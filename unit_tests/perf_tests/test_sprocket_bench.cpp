@@ -2,9 +2,11 @@
 // perf_tests/README.md for every kernel (spmv, bsr, spmm, sddmm, spgemm, stream, gram) on tiny generated
 // matrices (spgemm: also a small shared one) with --check and few repeats: every line a flat JSON object, the keys every line must have and their
 // value types (the integers without a fraction), the keys only our lines have (ratio_vs_<peer>,
-// chosen_kernel, decided_by, setup_seconds, ...), --check passing on every line, and the exit
-// status: 0 on success, 1 on an unreadable matrix, 2 with a message naming the problem on bad
-// usage. Timings themselves are not judged (a shared machine), only that they are consistent.
+// chosen_kernel, decided_by, setup_seconds, ...), --check passing on every line, --check failing
+// for every kernel when a result is made wrong on purpose (SPROCKET_BENCH_CORRUPT), and the exit
+// status: 0 on success, 1 on an unreadable matrix or a failed check, 2 with a message naming the
+// problem on bad usage. Timings themselves are not judged (a shared machine), only that they are
+// consistent.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -816,6 +818,123 @@ TEST(SprocketBench, GramJsonLines) {
       EXPECT_EQ(text(r, "variant"), "default") << show(r);
     }
   }
+}
+
+/// The peer a ratio key compares with ("kk" for ratio_vs_kk, numeric_ratio_vs_kk and
+/// ratio_vs_kk_incl_setup_10); "" for a key that is no ratio.
+std::string ratio_peer(const std::string& key) {
+  const size_t at = key.find("ratio_vs_");
+  if (at == std::string::npos) return "";
+  const std::string peer = key.substr(at + 9);
+  return peer.substr(0, peer.find("_incl_setup_"));
+}
+
+/// Whether two lines belong to one section (one table: the same matrix, K and layout, or gram's
+/// op and shape).
+bool same_section(const Object& a, const Object& b) {
+  for (const char* key : {"matrix", "k", "layout", "op", "n", "p"})
+    if (text(a, key) != text(b, key)) return false;
+  return true;
+}
+
+/// With SPROCKET_BENCH_CORRUPT=<corrupted> the results of that implementation are made wrong on
+/// purpose (perf_tests/README.md, "Testing --check"), and `--check` must say so: its lines have
+/// check false and the others true, no line of ours carries a ratio against it (none at all when
+/// it is ours) and ratios_withheld says why, our ratios against the other peers stay, and the run
+/// exits 1. `peers`: the peers the run compares with.
+void expect_check_catches(const std::string& args, const std::string& corrupted,
+                          const std::vector<std::string>& peers) {
+  SCOPED_TRACE("SPROCKET_BENCH_CORRUPT=" + corrupted + " sprocket-bench " + args);
+  const Output out = run_bench(args + quick, "env SPROCKET_BENCH_CORRUPT=" + corrupted);
+  EXPECT_EQ(out.status, 1) << out.out << out.err;
+  EXPECT_NE(out.err.find("check FAILED for "), std::string::npos) << out.err;
+  const std::vector<Object> lines = json_lines(out);
+  size_t corrupted_lines = 0;
+  for (const Object& r : lines) {
+    const std::string impl = text(r, "impl");
+    expect_boolean(r, "check");
+    EXPECT_EQ(text(r, "check"), impl == corrupted ? "false" : "true") << show(r);
+    if (impl == corrupted) ++corrupted_lines;
+    if (impl != "sprocket") continue;
+    for (const auto& entry : r) {
+      const std::string peer = ratio_peer(entry.first);
+      if (peer.empty()) continue;
+      EXPECT_NE(corrupted, "sprocket") << entry.first << " on a line of ours that failed: " << show(r);
+      EXPECT_NE(peer, corrupted) << entry.first << " against a line that failed: " << show(r);
+    }
+    std::set<std::string> section_peers;
+    for (const Object& p : lines)
+      if (same_section(r, p) && text(p, "impl") != "sprocket") section_peers.insert(text(p, "impl"));
+    if (corrupted == "sprocket") {
+      if (!section_peers.empty()) EXPECT_EQ(text(r, "ratios_withheld"), "all: this result failed --check") << show(r);
+      continue;
+    }
+    if (section_peers.count(corrupted))
+      EXPECT_NE(text(r, "ratios_withheld").find(corrupted + " failed --check"), std::string::npos) << show(r);
+    for (const std::string& peer : peers)
+      if (peer != corrupted && section_peers.count(peer)) expect_number(r, "ratio_vs_" + peer);
+  }
+  EXPECT_GT(corrupted_lines, 0u) << out.out;
+}
+
+// --check fails for every kernel when one candidate's result is wrong: ours, and a peer (each
+// graphblas peer too where the build has it: its result goes through a copy of its own).
+TEST(SprocketBench, CheckCatchesAWrongSpmvResult) {
+  std::vector<std::string> peers{"kk"};
+  if (built_with_graphblas()) peers.push_back("graphblas");
+  std::string compare;
+  for (const std::string& p : peers) compare += (compare.empty() ? "" : ",") + p;
+  const std::string args = "--kernel spmv --matrix gen:poisson2d:n=8 --compare " + compare;
+  expect_check_catches(args, "sprocket", peers);
+  for (const std::string& p : peers) expect_check_catches(args, p, peers);
+  // beta != 0: y starts from y0 in the check, not from NaN.
+  expect_check_catches("--kernel spmv --matrix gen:poisson2d:n=8 --compare kk --beta 0.5", "kk", {"kk"});
+}
+
+TEST(SprocketBench, CheckCatchesAWrongBsrResult) {
+  const std::string args = "--kernel bsr --matrix gen:elasticity:n=3,dof=2 --compare kk,csr";
+  expect_check_catches(args, "sprocket", {"kk", "csr"});
+  expect_check_catches(args, "kk", {"kk", "csr"});
+}
+
+TEST(SprocketBench, CheckCatchesAWrongSpmmResult) {
+  const std::string args = "--kernel spmm --matrix gen:poisson2d:n=8 --k 3 --layout both --compare kk,spmv";
+  expect_check_catches(args, "sprocket", {"kk", "spmv"});
+  expect_check_catches(args, "kk", {"kk", "spmv"});
+}
+
+TEST(SprocketBench, CheckCatchesAWrongSddmmResult) {
+  std::vector<std::string> peers{"kokkos_team"};
+  if (built_with_graphblas()) peers.push_back("graphblas");
+  std::string compare;
+  for (const std::string& p : peers) compare += (compare.empty() ? "" : ",") + p;
+  const std::string args = "--kernel sddmm --matrix gen:poisson2d:n=8 --k 3 --compare " + compare;
+  expect_check_catches(args, "sprocket", peers);
+  for (const std::string& p : peers) expect_check_catches(args, p, peers);
+}
+
+// The full product and the numeric re-runs of the corrupted implementation are all wrong; the
+// numeric ratios (numeric_ratio_vs_<peer>) are withheld like the others.
+TEST(SprocketBench, CheckCatchesAWrongSpgemmResult) {
+  std::vector<std::string> peers{"kk", "kk_unsorted"};
+  if (built_with_graphblas()) peers.push_back("graphblas");
+  std::string compare;
+  for (const std::string& p : peers) compare += (compare.empty() ? "" : ",") + p;
+  const std::string args = "--kernel spgemm --matrix gen:poisson2d:n=8 --compare " + compare;
+  expect_check_catches(args, "sprocket", peers);
+  for (const std::string& p : peers) expect_check_catches(args, p, peers);
+  const Output out = run_bench(args + quick, "env SPROCKET_BENCH_CORRUPT=kk");
+  EXPECT_NE(out.err.find("check FAILED for kk default on gen:poisson2d:n=8 (first numeric re-run"), std::string::npos)
+      << out.err;
+  EXPECT_NE(out.err.find("check FAILED for kk default on gen:poisson2d:n=8 (second numeric re-run"), std::string::npos)
+      << out.err;
+}
+
+TEST(SprocketBench, CheckCatchesAWrongGramResult) {
+  if (!offers_peer("gram", "dgemm")) GTEST_SKIP() << "no dgemm peer in this build";
+  const std::string args = "--kernel gram --rows 40 --cols 2 --compare dgemm";
+  expect_check_catches(args, "sprocket", {"dgemm"});
+  expect_check_catches(args, "dgemm", {"dgemm"});
 }
 
 // Kokkos::initialize prints its warnings with printf (OMP_PROC_BIND not set, as when a user
