@@ -104,6 +104,30 @@ class CountingAllocations {
   CountingAllocations& operator=(const CountingAllocations&) = delete;
 };
 
+/// Whether `instance` (LaunchRecord::instance) is one of `kernel`: part of a kernel's name ("dense_
+/// kernel": any instance of the dense kernels), or that up to one of its template arguments
+/// ("spgemm_numeric_hash_kernel<false": the re-runs' instances).
+bool is_of(const std::string& instance, const std::string& kernel) {
+  for (size_t at = instance.find(kernel); at != std::string::npos; at = instance.find(kernel, at + 1)) {
+    const size_t end = at + kernel.size();
+    if (end == instance.size() || instance[end] == '<' || instance[end] == ',' || instance[end] == '>') return true;
+  }
+  return false;
+}
+
+/// Every numeric kernel in `history` (hash, dense, direct) is the instance of its pass: the first
+/// pass (first = true: C's columns found) or a re-run (first = false: C's columns read).
+::testing::AssertionResult numeric_instances_of_pass(const std::vector<emu::LaunchRecord>& history, bool first) {
+  const std::string pass = first ? "<true" : "<false";
+  const char* const kernels[] = {"spgemm_numeric_hash_kernel", "spgemm_numeric_dense_kernel", "spgemm_direct_kernel"};
+  for (const auto& r : history)
+    for (const std::string kernel : kernels)
+      if (is_of(r.instance, kernel) && !is_of(r.instance, kernel + pass))
+        return ::testing::AssertionFailure() << "ran " << r.instance << " in "
+                                             << (first ? "the first pass" : "a re-run");
+  return ::testing::AssertionSuccess();
+}
+
 template <class K>
 struct Outcome {
   typename K::Analysis an;
@@ -174,6 +198,7 @@ Outcome<K> run_product(const HostCsr& A0, const HostCsr& B0, const SpgemmOptions
   icuda::spgemm_numeric<true>(device, Ad, Bd, an, C);
   step(3);
   out.numeric_launches = device.stream.history;
+  EXPECT_TRUE(numeric_instances_of_pass(out.numeric_launches, true));
   device.stream.history.clear();
   out.numeric_counters = icuda::spgemm_cuda_numeric_counters(an);
   out.C = to_host_csr(C);
@@ -187,6 +212,7 @@ Outcome<K> run_product(const HostCsr& A0, const HostCsr& B0, const SpgemmOptions
   Kokkos::deep_copy(values, std::numeric_limits<Scalar>::quiet_NaN());
   icuda::spgemm_numeric<false>(device, Ad, Bd, an, C);
   out.rerun_launches = device.stream.history;
+  EXPECT_TRUE(numeric_instances_of_pass(out.rerun_launches, false));
   out.rerun_counters = icuda::spgemm_cuda_numeric_counters(an);
   const HostCsr C2 = to_host_csr(C);
   EXPECT_EQ(C2.entries, out.C.entries) << "the re-run changed C's columns (" << schedule.name() << ")";
@@ -201,6 +227,7 @@ Outcome<K> run_product(const HostCsr& A0, const HostCsr& B0, const SpgemmOptions
   device.stream.history.clear();
   icuda::spgemm_numeric<false>(device, Ad, Bd, an, C);
   out.second_rerun_launches = device.stream.history;
+  EXPECT_TRUE(numeric_instances_of_pass(out.second_rerun_launches, false));
   const HostCsr C3 = to_host_csr(C);
   EXPECT_EQ(C3.entries, out.C.entries) << "the second re-run changed C's columns (" << schedule.name() << ")";
   EXPECT_TRUE(test::spgemm_matches<Scalar>(A3, B3, C3, options.sorted)) << "second re-run, " << schedule.name();
@@ -212,21 +239,21 @@ Outcome<K> run_product(const HostCsr& A0, const HostCsr& B0, const SpgemmOptions
 
 int64_t launches_of(const std::vector<emu::LaunchRecord>& history, const std::string& kernel) {
   int64_t n = 0;
-  for (const auto& r : history) n += r.kernel.find(kernel) != std::string::npos;
+  for (const auto& r : history) n += is_of(r.instance, kernel);
   return n;
 }
 
 /// A launch of `kernel` with `block` threads and `shared` bytes of dynamic shared memory.
 bool launched(const std::vector<emu::LaunchRecord>& history, const std::string& kernel, unsigned block, size_t shared) {
   for (const auto& r : history)
-    if (r.kernel.find(kernel) != std::string::npos && r.block == block && r.shared_bytes == shared) return true;
+    if (is_of(r.instance, kernel) && r.block == block && r.shared_bytes == shared) return true;
   return false;
 }
 
 std::string launches_text(const std::vector<emu::LaunchRecord>& history) {
   std::string s;
   for (const auto& r : history)
-    s += "\n  " + r.kernel + " grid " + std::to_string(r.grid) + " block " + std::to_string(r.block) + " shared " +
+    s += "\n  " + r.instance + " grid " + std::to_string(r.grid) + " block " + std::to_string(r.block) + " shared " +
          std::to_string(r.shared_bytes);
   return s;
 }
@@ -529,11 +556,13 @@ TEST(SpgemmCudaEmulated, SingleEntryRowsReferenceBDirectly) {
       // through the direct rows again.
       EXPECT_GT(r.an.cuda.reuse_group, 0);
       EXPECT_EQ(r.rerun_counters[Impl::spgemm_counter_direct_rows], 0);
-      EXPECT_EQ(launches_of(r.numeric_launches, "spgemm_direct_kernel"), balance == SpgemmBalance::binned ? 1 : 0);
+      EXPECT_EQ(launches_of(r.numeric_launches, "spgemm_direct_kernel<true"), balance == SpgemmBalance::binned ? 1 : 0);
       const auto h = run_product<Double>(A, B, with(balance, balance, true, SpgemmAccumulator::hash), small_device,
                                          schedule, 36);
       EXPECT_EQ(h.an.cuda.reuse_group, 0);
       EXPECT_EQ(h.rerun_counters[Impl::spgemm_counter_direct_rows], single);
+      EXPECT_EQ(launches_of(h.rerun_launches, "spgemm_direct_kernel<false"), balance == SpgemmBalance::binned ? 1 : 0)
+          << launches_text(h.rerun_launches);
     }
     SpgemmOptions off = with(SpgemmBalance::binned, SpgemmBalance::binned);
     off.direct_rows = false;
@@ -618,6 +647,43 @@ std::pair<HostCsr, HostCsr> rerun_operands(uint64_t salt) {
   return {HostCsr::from_triplets(90, 80, std::move(a)), HostCsr::from_triplets(80, 48, std::move(b))};
 }
 
+/// A re-run after the one that recorded the products' positions reads them: on r's plan (positions
+/// recorded), one more re-run with new values of A and B matches the reference, and with every
+/// recorded position moved to its row's first entry the same re-run must not (the products then
+/// pile up there).
+template <class K>
+::testing::AssertionResult reads_recorded_positions(const Outcome<K>& r, const HostCsr& A0, const HostCsr& B0,
+                                                    const SpgemmOptions& options, const DeviceShape& shape,
+                                                    const emu::Schedule& schedule, uint64_t salt) {
+  using Scalar = typename K::Scalar;
+  using Crs = typename K::Crs;
+  const auto& cu = r.an.cuda;
+  if (!cu.reuse_recorded || cu.reuse_positions.extent(0) == 0)
+    return ::testing::AssertionFailure() << "no positions recorded";
+  const HostCsr A = test::rounded<Scalar>(test::new_values(A0, salt));
+  const HostCsr B = test::rounded<Scalar>(test::new_values(B0, salt + 1));
+  const Crs Ad = to_crs<Crs>(A), Bd = to_crs<Crs>(B), C = to_crs<Crs>(r.C);
+  emu::Device device = make_device(schedule, shape);
+  const auto rerun = [&] {
+    Kokkos::deep_copy(C.values, std::numeric_limits<Scalar>::quiet_NaN());
+    device.stream.history.clear();
+    icuda::spgemm_numeric<false>(device, Ad, Bd, r.an, C);
+    return launches_of(device.stream.history, "spgemm_numeric_reuse_kernel") == 1 &&
+           device.stream.history.size() == 1;
+  };
+  if (!rerun()) return ::testing::AssertionFailure() << "launched" << launches_text(device.stream.history);
+  const auto intact = test::spgemm_matches<Scalar>(A, B, to_host_csr(C), options.sorted);
+  if (!intact) return ::testing::AssertionFailure() << "with the recorded positions: " << intact.message();
+  const auto positions = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cu.reuse_positions);
+  Kokkos::deep_copy(positions, static_cast<unsigned short>(0));
+  Kokkos::deep_copy(cu.reuse_positions, positions);
+  if (!rerun()) return ::testing::AssertionFailure() << "launched" << launches_text(device.stream.history);
+  if (test::spgemm_matches<Scalar>(A, B, to_host_csr(C), options.sorted))
+    return ::testing::AssertionFailure() << "the re-run matches with every position at its row's first entry: it did "
+                                            "not read the recorded positions";
+  return ::testing::AssertionSuccess();
+}
+
 /// Re-runs by position (spgemm_numeric_reuse_kernel): with C's rows sorted and B's strictly
 /// increasing, a re-run is one launch, a group of lanes per row of C: the power of two covering
 /// the average referenced row of B (4 to 32 lanes) or the forced threads_per_b_row, in the
@@ -652,11 +718,12 @@ TEST(SpgemmCudaEmulated, ReRunsByPositionInSortedRows) {
         ASSERT_EQ(r.second_rerun_launches.size(), 1u) << launches_text(r.second_rerun_launches);
         EXPECT_EQ(launches_of(r.second_rerun_launches, "spgemm_numeric_reuse_kernel"), 1);
         // Positions kept (about one product per entry of C here): recorded by the first re-run,
-        // read by the second; reserved in the plan's analysis bytes.
+        // read by the later ones; reserved in the plan's analysis bytes.
         EXPECT_EQ(cu.reuse_positions_bytes,
                   static_cast<int64_t>(2 * r.an.stats.products + 8 * (r.an.num_rows + 1)));
         EXPECT_TRUE(cu.reuse_recorded);
         EXPECT_EQ(static_cast<int64_t>(cu.reuse_positions.extent(0)), r.an.stats.products);
+        EXPECT_TRUE(reads_recorded_positions(r, A, B, o, small_device, schedule, 166));
         EXPECT_NE(r.an.schedule_summary.find("re-runs by position in C's rows, " + std::to_string(expected) +
                                              " lanes per row, " + std::to_string(cu.reuse_threads) +
                                              " threads per block, positions kept"),
