@@ -88,20 +88,54 @@ struct Kit {
 
 using Counters = std::array<int64_t, Impl::spgemm_num_counters>;
 
-/// Kokkos allocations labelled "Sprocket::spgemm::" while a CountingAllocations is alive (through
-/// Kokkos Tools' allocation callback): on a GPU each one is a cudaMalloc and a blocking copy.
-struct SpgemmAllocations {
-  static inline int64_t count = 0;
+/// What makes the host wait for the device while a CountingHostWaits is alive, seen through Kokkos
+/// Tools' callbacks as a profiler sees it, whichever code path does it:
+///   allocations  Kokkos allocations labelled "Sprocket::spgemm::" (on a GPU each one is a
+///                cudaMalloc and a blocking copy of its header);
+///   copies_out   deep copies out of the plan's device memory (a View labelled "Sprocket::spgemm::"
+///                or a subview of one) into anything else: read-backs. The emulated device's memory
+///                is host memory, so the labels are what tells the plan's device Views from the rest;
+///   fences       fences the plan asks for itself (space.fence(), Kokkos::fence(), which Kokkos
+///                names "... Unnamed Instance Fence" / "... Unnamed Global Fence"), not those Kokkos
+///                takes inside its own operations. Kokkos reports fences to tools from 3.5 on
+///                (Kokkos 3.4 has the callback but never calls it): fences_reported says whether
+///                this one does.
+struct SpgemmHostWaits {
+  static inline int64_t allocations = 0, copies_out = 0, fences = 0;
+  static bool plans(const char* label) { return std::strncmp(label, "Sprocket::spgemm::", 18) == 0; }
   static void on_allocate(Kokkos::Profiling::SpaceHandle, const char* label, const void*, uint64_t) {
-    if (std::strncmp(label, "Sprocket::spgemm::", 18) == 0) ++count;
+    if (plans(label)) ++allocations;
+  }
+  static void on_deep_copy(Kokkos::Profiling::SpaceHandle, const char* dst_label, const void*,
+                           Kokkos::Profiling::SpaceHandle, const char* src_label, const void*, uint64_t) {
+    if (plans(src_label) && !plans(dst_label)) ++copies_out;
+  }
+  static void on_fence(const char* name, const uint32_t, uint64_t* handle) {
+    *handle = 0;
+    if (std::strstr(name, "Unnamed") != nullptr) ++fences;
   }
 };
-class CountingAllocations {
+class CountingHostWaits {
  public:
-  CountingAllocations() { Kokkos::Tools::Experimental::set_allocate_data_callback(&SpgemmAllocations::on_allocate); }
-  ~CountingAllocations() { Kokkos::Tools::Experimental::set_allocate_data_callback(nullptr); }
-  CountingAllocations(const CountingAllocations&) = delete;
-  CountingAllocations& operator=(const CountingAllocations&) = delete;
+  CountingHostWaits() {
+    Kokkos::Tools::Experimental::set_allocate_data_callback(&SpgemmHostWaits::on_allocate);
+    Kokkos::Tools::Experimental::set_begin_deep_copy_callback(&SpgemmHostWaits::on_deep_copy);
+    Kokkos::Tools::Experimental::set_begin_fence_callback(&SpgemmHostWaits::on_fence);
+    const int64_t before = SpgemmHostWaits::fences;
+    Kokkos::DefaultHostExecutionSpace().fence();
+    fences_reported_ = SpgemmHostWaits::fences > before;
+  }
+  ~CountingHostWaits() {
+    Kokkos::Tools::Experimental::set_allocate_data_callback(nullptr);
+    Kokkos::Tools::Experimental::set_begin_deep_copy_callback(nullptr);
+    Kokkos::Tools::Experimental::set_begin_fence_callback(nullptr);
+  }
+  CountingHostWaits(const CountingHostWaits&) = delete;
+  CountingHostWaits& operator=(const CountingHostWaits&) = delete;
+  bool fences_reported() const { return fences_reported_; }
+
+ private:
+  bool fences_reported_ = false;
 };
 
 /// Whether `instance` (LaunchRecord::instance) is one of `kernel`: part of a kernel's name ("dense_
@@ -135,8 +169,9 @@ struct Outcome {
   std::vector<emu::LaunchRecord> symbolic_launches, numeric_launches, rerun_launches, second_rerun_launches;
   Counters numeric_counters{}, rerun_counters{};
   /// After the analysis, the symbolic pass, the numeric schedule and the first numeric pass: the
-  /// read-backs so far (SpgemmAnalysis::host_reads) and the counted allocations so far.
-  std::array<int64_t, 4> reads{}, allocations{};
+  /// read-backs so far by the plan's own count (SpgemmAnalysis::host_reads), and the allocations,
+  /// copies out of the plan's device memory and fences so far that a CountingHostWaits saw.
+  std::array<int64_t, 4> reads{}, allocations{}, copies_out{}, fences{};
 };
 
 /// The options as the plan resolves them for CUDA.
@@ -168,10 +203,13 @@ Outcome<K> run_product(const HostCsr& A0, const HostCsr& B0, const SpgemmOptions
   const Crs Ad = to_crs<Crs>(A), Bd = to_crs<Crs>(B);
   emu::Device device = make_device(schedule, shape);
   auto& an = out.an;
-  const int64_t allocations = SpgemmAllocations::count;
+  const int64_t allocations = SpgemmHostWaits::allocations, copies_out = SpgemmHostWaits::copies_out,
+                fences = SpgemmHostWaits::fences;
   const auto step = [&](int k) {
     out.reads[k] = an.host_reads;
-    out.allocations[k] = SpgemmAllocations::count - allocations;
+    out.allocations[k] = SpgemmHostWaits::allocations - allocations;
+    out.copies_out[k] = SpgemmHostWaits::copies_out - copies_out;
+    out.fences[k] = SpgemmHostWaits::fences - fences;
   };
   prepare<K>(an, Ad, Bd, options, device);
   step(0);
@@ -1114,21 +1152,29 @@ TEST(SpgemmCudaEmulated, MemoryLimitShrinksGlobalTablesOrThrows) {
 }
 
 /// What a plan costs the host beyond its kernels on a GPU: each allocation (cudaMalloc, then a
-/// blocking copy of its header, in Kokkos 3.4) and each read-back waits for the device. Uniform
-/// passes: the analysis allocates its one storage and reads back its two reductions at once; the
-/// symbolic pass allocates C's row map and reads back once at its end (counters, row counts); the
-/// numeric schedule and the first numeric pass neither allocate nor read. Binned passes add their
-/// bin counts' read-back and row lists (and the symbolic pass its overflow count, when a row may
-/// overflow; the numeric schedule its merged-block count).
+/// blocking copy of its header, in Kokkos 3.4) and each read-back (a copy out of the plan's device
+/// memory and a fence) waits for the device. Counted as a profiler sees them (Kokkos Tools'
+/// callbacks), whichever code path makes them, and cross-checked against the plan's own count of
+/// read-backs (SpgemmAnalysis::host_reads). Uniform passes: the analysis allocates its one storage
+/// and reads back its two reductions at once; the symbolic pass allocates C's row map and reads
+/// back once at its end (counters, row counts); the numeric schedule and the first numeric pass
+/// neither allocate nor read. Binned passes add their bin counts' read-back and row lists (and the
+/// symbolic pass its overflow count, when a row may overflow; the numeric schedule its merged-block
+/// count). Each read-back is one copy and one fence; fences are checked where Kokkos reports them
+/// to tools (from 3.5 on).
 TEST(SpgemmCudaEmulated, PlanAllocatesAndReadsBackOncePerStep) {
   const HostCsr A = gen::poisson3d(14);  // large enough for the parallel (read-back) analysis
   ASSERT_GE(2 * (A.num_rows + A.nnz()), Impl::spgemm_host_serial_work);
-  const CountingAllocations counting;
+  const CountingHostWaits counting;
   const auto u = run_product<Double>(A, A, SpgemmOptions{}, small_device, schedules(151)[0], 152);
   ASSERT_EQ(u.an.cuda.symbolic.balance, SpgemmBalance::uniform);
   ASSERT_EQ(u.an.cuda.numeric.balance, SpgemmBalance::uniform);
   using Steps = std::array<int64_t, 4>;
+  EXPECT_EQ(u.copies_out, (Steps{1, 2, 2, 2}));
   EXPECT_EQ(u.reads, (Steps{1, 2, 2, 2}));
+  if (counting.fences_reported()) {
+    EXPECT_EQ(u.fences, (Steps{1, 2, 2, 2}));
+  }
   EXPECT_EQ(u.allocations, (Steps{1, 2, 2, 2}));
 
   const auto b = run_product<Double>(A, A, with(SpgemmBalance::binned, SpgemmBalance::binned), small_device,
@@ -1140,7 +1186,12 @@ TEST(SpgemmCudaEmulated, PlanAllocatesAndReadsBackOncePerStep) {
   const bool may_overflow =
       sym.bin_rows[speculative] > 0 && sym.bin_max_need[speculative] > b.an.cuda.configs[0].symbolic_slots;
   const int64_t symbolic_reads = 2 + may_overflow;
-  EXPECT_EQ(b.reads, (Steps{1, 1 + symbolic_reads, 3 + symbolic_reads, 3 + symbolic_reads}));
+  const Steps binned_reads{1, 1 + symbolic_reads, 3 + symbolic_reads, 3 + symbolic_reads};
+  EXPECT_EQ(b.copies_out, binned_reads);
+  EXPECT_EQ(b.reads, binned_reads);
+  if (counting.fences_reported()) {
+    EXPECT_EQ(b.fences, binned_reads);
+  }
   // C's row map, the symbolic bins' list and merged blocks; the numeric bins' list and merged
   // blocks; no global tables or sort buffers for these short rows.
   EXPECT_EQ(sym.global_tables, 0);
