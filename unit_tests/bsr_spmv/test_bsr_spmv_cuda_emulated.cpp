@@ -29,6 +29,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -175,8 +176,53 @@ struct Kit {
   using MatR = Kokkos::View<Scalar**, Kokkos::LayoutRight, Device>;
   using Analysis = Impl::BsrSpmvAnalysis<BsrType>;
 
-  /// One apply on the emulated device: exactly one launch of the analysis's kernel (none without
-  /// block rows), blocks of 256 threads, a grid within the device's clamp.
+  /// The kernel instance the launcher must run for `kernel` on blocks of b x b, x of XValue and y of
+  /// YValue: by_block<b>, by_column<bsr_by_column_capacity(b)>, row_per_thread.
+  template <class XValue, class YValue>
+  static std::string kernel_instance(BsrKernel kernel, int b) {
+    using namespace Impl::cuda;
+    using Offset = typename BsrType::row_map_type::non_const_value_type;
+    using Ordinal = typename BsrType::entries_type::non_const_value_type;
+    using Value = typename BsrType::values_type::non_const_value_type;
+    const auto by_block = [](auto B) {
+      constexpr int b = decltype(B)::value;
+      return emu::kernel_instance<bsr_by_block_kernel<b, Offset, Ordinal, Value, XValue, YValue, Scalar>>();
+    };
+    const auto by_column = [](auto NR) {
+      constexpr int nr = decltype(NR)::value;
+      return emu::kernel_instance<bsr_by_column_kernel<nr, Offset, Ordinal, Value, XValue, YValue, Scalar>>();
+    };
+    const std::string none = std::string("no instance of ") + to_string(kernel) + " for b = " + std::to_string(b);
+    switch (kernel) {
+      case BsrKernel::by_block:
+        switch (b) {
+          case 1: return by_block(std::integral_constant<int, 1>());
+          case 2: return by_block(std::integral_constant<int, 2>());
+          case 3: return by_block(std::integral_constant<int, 3>());
+          case 4: return by_block(std::integral_constant<int, 4>());
+          case 5: return by_block(std::integral_constant<int, 5>());
+          case 6: return by_block(std::integral_constant<int, 6>());
+          case 7: return by_block(std::integral_constant<int, 7>());
+          case 8: return by_block(std::integral_constant<int, 8>());
+          default: return none;
+        }
+      case BsrKernel::by_column:
+        switch (bsr_by_column_capacity(b)) {
+          case 4: return by_column(std::integral_constant<int, 4>());
+          case 8: return by_column(std::integral_constant<int, 8>());
+          case 16: return by_column(std::integral_constant<int, 16>());
+          case 32: return by_column(std::integral_constant<int, 32>());
+          default: return none;
+        }
+      case BsrKernel::row_per_thread:
+        return emu::kernel_instance<bsr_row_per_thread_kernel<Offset, Ordinal, Value, XValue, YValue, Scalar>>();
+      default: return none;
+    }
+  }
+
+  /// One apply on the emulated device: exactly one launch, of the analysis's kernel instance for
+  /// its block size (none without block rows), blocks of 256 threads, a grid within the device's
+  /// clamp.
   template <class XView, class YView>
   static ::testing::AssertionResult apply(const emu::Device& device, const Analysis& an, double alpha,
                                           const XView& x, double beta, const YView& y) {
@@ -191,9 +237,11 @@ struct Kit {
                            : ::testing::AssertionFailure() << launches << " launches without block rows";
     if (launches != 1) return ::testing::AssertionFailure() << launches << " launches, expected 1";
     const emu::LaunchRecord& l = device.stream.history.back();
-    const std::string kernel = std::string("bsr_") + to_string(an.kernel) + "_kernel";
-    if (l.kernel.find(kernel) == std::string::npos)
-      return ::testing::AssertionFailure() << "launched " << l.kernel << ", expected " << kernel;
+    const std::string expected =
+        kernel_instance<typename XView::non_const_value_type, typename YView::non_const_value_type>(
+            an.kernel, an.A.block_size());
+    if (l.instance != expected)
+      return ::testing::AssertionFailure() << "launched " << l.instance << ", expected " << expected;
     if (l.block != 256 || l.grid < 1 || int64_t{l.grid} > grid_limit(device) || l.shared_bytes != 0)
       return ::testing::AssertionFailure() << "launch " << l.grid << " x " << l.block << ", " << l.shared_bytes
                                            << " shared bytes";

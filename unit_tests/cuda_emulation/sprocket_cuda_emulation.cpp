@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -85,6 +86,51 @@ std::string Schedule::name() const {
 std::vector<Schedule> standard_schedules(uint64_t seed) {
   return {Schedule{Order::in_order, seed, 0}, Schedule{Order::reverse, seed, 0}, Schedule{Order::random, seed, 0},
           Schedule{Order::laggard_warp, seed, 0}};
+}
+
+std::string kernel_instance_name(const char* pretty_function) {
+  // GCC: "... [with auto Kernel = Sprocket::Impl::cuda::k<4, Sprocket::X<int> >; std::string =
+  // ...]"; Clang: "... [Kernel = &Sprocket::Impl::cuda::k<4, Sprocket::X<int>>]". The name ends
+  // at the first ';' or ']' outside brackets.
+  const std::string pretty(pretty_function);
+  const std::string key = "Kernel = ";
+  const size_t begin = pretty.find(key);
+  if (begin == std::string::npos) return pretty;
+  std::string in;
+  int depth = 0;
+  for (size_t i = begin + key.size(); i < pretty.size(); ++i) {
+    const char c = pretty[i];
+    if (depth == 0 && (c == ';' || c == ']')) break;
+    if (c == '<' || c == '(' || c == '{' || c == '[') ++depth;
+    if (c == '>' || c == ')' || c == '}' || c == ']') --depth;
+    in += c;
+  }
+  if (!in.empty() && in.front() == '&') in.erase(0, 1);
+  // Every qualifier before a "::" goes: a name, a name with template arguments, GCC's
+  // "{anonymous}", Clang's "(anonymous namespace)".
+  const auto name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  const auto drop_bracketed = [](std::string& out, char open, char close) {
+    int depth = 0;
+    while (!out.empty()) {
+      const char c = out.back();
+      out.pop_back();
+      depth += c == close ? 1 : c == open ? -1 : 0;
+      if (depth == 0) return;
+    }
+  };
+  std::string out;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in.compare(i, 2, "::") != 0) {
+      out += in[i];
+      continue;
+    }
+    ++i;
+    if (!out.empty() && out.back() == '}') drop_bracketed(out, '{', '}');
+    if (!out.empty() && out.back() == ')') drop_bracketed(out, '(', ')');
+    if (!out.empty() && out.back() == '>') drop_bracketed(out, '<', '>');
+    while (!out.empty() && name_char(out.back())) out.pop_back();
+  }
+  return out;
 }
 
 namespace {
@@ -668,7 +714,7 @@ void run_grid(const LaunchInfo& info, const std::function<void()>& thread_body) 
     throw EmulationError("CUDA emulation: " + where_launched + ": " + std::to_string(info.shared_bytes) +
                          " bytes of dynamic shared memory, more than a block can have (" +
                          std::to_string(max_shared_bytes) + ")");
-  info.stream->history.push_back(LaunchRecord{info.kernel, info.grid, info.block, info.shared_bytes});
+  info.stream->history.push_back(LaunchRecord{info.kernel, info.instance, info.grid, info.block, info.shared_bytes});
   if (observer) {
     if (launcher_stack.second == 0) launcher_stack = launching_stack();
     observer->launch_begin(info);

@@ -74,7 +74,9 @@ std::vector<Schedule> standard_schedules(uint64_t seed);
 
 /// One launch as it ran.
 struct LaunchRecord {
-  std::string kernel;  // the kernel expression as written in the launcher
+  std::string kernel;    // the kernel expression as written in the launcher
+  std::string instance;  // the function that ran, template arguments and all, without namespaces
+                         // ("spmv_subvector_kernel<4, int, SpmvStoredColumns<int>, int, double, double>")
   unsigned grid, block;
   size_t shared_bytes;
 };
@@ -180,9 +182,24 @@ struct LaunchInfo {
   unsigned launch_bound;
   Stream* stream;
   const char* kernel;
+  const char* instance;
   const char* file;
   int line;
 };
+
+/// The function named in `pretty_function`, kernel_instance's __PRETTY_FUNCTION__ ("... [with
+/// auto Kernel = Sprocket::Impl::cuda::spmv_row_blocks_kernel<true, int, int, double, double>]"),
+/// without its namespaces: "spmv_row_blocks_kernel<true, int, int, double, double>".
+std::string kernel_instance_name(const char* pretty_function);
+
+/// The name LaunchRecord::instance holds for the kernel Kernel (a function, so a template-id
+/// names one instance with all its template arguments): what a launch of it records, and what a
+/// test names as the instance it expects.
+template <auto Kernel>
+const std::string& kernel_instance() {
+  static const std::string name = kernel_instance_name(__PRETTY_FUNCTION__);
+  return name;
+}
 
 /// Runs the grid: every block, every thread of it a fiber calling `thread_body`.
 void run_grid(const LaunchInfo& info, const std::function<void()>& thread_body);
@@ -191,8 +208,8 @@ void run_grid(const LaunchInfo& info, const std::function<void()>& thread_body);
 /// arguments (copied once per launch, as CUDA copies them to the device) and runs the grid.
 template <class Body>
 auto launch_kernel(unsigned grid, unsigned block, size_t shared_bytes, unsigned launch_bound, Stream* stream,
-                   const char* kernel, const char* file, int line, Body body) {
-  const LaunchInfo info{grid, block, shared_bytes, launch_bound, stream, kernel, file, line};
+                   const char* kernel, const std::string& instance, const char* file, int line, Body body) {
+  const LaunchInfo info{grid, block, shared_bytes, launch_bound, stream, kernel, instance.c_str(), file, line};
   return [info, body](auto... args) {
     const std::tuple<decltype(args)...> copied(args...);
     run_grid(info, [&]() { std::apply(body, copied); });

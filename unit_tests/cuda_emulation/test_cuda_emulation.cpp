@@ -79,6 +79,12 @@ __global__ void block_sum_kernel(const double* in, double* out) {
   }
 }
 
+/// block_sum_kernel<WithBarrier> on one block of 64 threads: one kernel expression for both instances.
+template <bool WithBarrier>
+void launch_block_sum(const emu::Device& device, const double* in, double* out) {
+  SPROCKET_CUDA_LAUNCH(shape(1, 64), stream_of(device), block_sum_kernel<WithBarrier>)(in, out);
+}
+
 /// Each thread reads its shared slot before anything writes it.
 __global__ void fresh_shared_kernel(float* out, int* first) {
   SPROCKET_CUDA_SHARED(float, slots, [64]);
@@ -206,7 +212,40 @@ TEST(CudaEmulation, ThreadCoordinatesCoverTheGridOnce) {
     }
     ASSERT_EQ(device.stream.history.size(), 1u);
     EXPECT_EQ(device.stream.history[0].kernel, "coordinates_kernel");
+    EXPECT_EQ(device.stream.history[0].instance, "coordinates_kernel");
   }
+}
+
+// A launch records the instance that ran, template arguments and all: the two instances of one
+// template launched by the same expression are told apart.
+TEST(CudaEmulation, LaunchesRecordTheKernelInstance) {
+  std::vector<double> in(64, 1.0), out(1, 0.0);
+  emu::Device device;
+  launch_block_sum<true>(device, in.data(), out.data());
+  launch_block_sum<false>(device, in.data(), out.data());
+  ASSERT_EQ(device.stream.history.size(), 2u);
+  EXPECT_EQ(device.stream.history[0].kernel, "block_sum_kernel<WithBarrier>");
+  EXPECT_EQ(device.stream.history[1].kernel, "block_sum_kernel<WithBarrier>");
+  EXPECT_EQ(device.stream.history[0].instance, "block_sum_kernel<true>");
+  EXPECT_EQ(device.stream.history[1].instance, "block_sum_kernel<false>");
+  EXPECT_EQ(device.stream.history[1].instance, emu::kernel_instance<block_sum_kernel<false>>());
+}
+
+// Instance names drop every namespace and class qualifier, in the template arguments too, from
+// what GCC and Clang write.
+TEST(CudaEmulation, InstanceNamesWithoutQualifiers) {
+  EXPECT_EQ(emu::kernel_instance_name("const string& Sprocket::cuda_emulation::kernel_instance() [with auto Kernel = "
+                                      "Sprocket::Impl::cuda::spmv_subvector_kernel<4, int, "
+                                      "Sprocket::Impl::cuda::SpmvStoredColumns<int>, int, float, float>; "
+                                      "std::string = std::__cxx11::basic_string<char>]"),
+            "spmv_subvector_kernel<4, int, SpmvStoredColumns<int>, int, float, float>");
+  EXPECT_EQ(emu::kernel_instance_name("const std::string &Sprocket::cuda_emulation::kernel_instance() [Kernel = "
+                                      "&Sprocket::Impl::cuda::spmv_row_blocks_kernel<true, unsigned long, int, "
+                                      "double, double>]"),
+            "spmv_row_blocks_kernel<true, unsigned long, int, double, double>");
+  EXPECT_EQ(emu::kernel_instance_name("const string& f() [with auto Kernel = {anonymous}::k<(anonymous "
+                                      "namespace)::T, Outer<int>::Inner>]"),
+            "k<T, Inner>");
 }
 
 TEST(CudaEmulation, ShufflesFollowCudaWidthAndRangeRules) {

@@ -311,7 +311,7 @@ struct Kit {
   /// out = alpha w o (A B^T)[S] + beta out0 on the emulated device with `kernel`, against the
   /// reference. S is in CSR order (values rounded to Scalar); entry p of the analysis is S's
   /// entry order[p]. The launch the emulation ran must be the one the launcher's shape function
-  /// gives. `features` collects what this run exercises.
+  /// gives, of the kernel instance it names. `features` collects what this run exercises.
   static ::testing::AssertionResult check(const Analysis& an, const HostCsr& S, const std::vector<int64_t>& order,
                                           SddmmKernel kernel, const Run& r, const emu::Schedule& schedule,
                                           uint64_t salt, std::set<std::string>* features) {
@@ -323,9 +323,10 @@ struct Kit {
     for (int64_t p = 0; p < S.nnz(); ++p) out(p) = static_cast<Scalar>(out0[order[p]]);
     const emu::Device device(schedule, 2, r.max_grid_blocks);
     icuda::KernelLaunch expected;
+    std::string instance;
     try {
       with_operands(r.operands, A, B, [&](const auto& a, const auto& b) {
-        expected = expected_launch(an, kernel, r, a, b, features);
+        expected = expected_launch(an, kernel, r, a, b, features, instance);
         Impl::cuda::sddmm_apply(device, an, kernel, r.form, static_cast<Scalar>(r.alpha), a, b,
                                 static_cast<Scalar>(r.beta), out);
       });
@@ -336,6 +337,8 @@ struct Kit {
     if (history.size() != 1)
       return ::testing::AssertionFailure() << history.size() << " launches, expected 1";
     const emu::LaunchRecord& ran = history.front();
+    if (ran.instance != instance)
+      return ::testing::AssertionFailure() << "ran " << ran.instance << ", expected " << instance;
     if (ran.grid != expected.grid || ran.block != expected.block || ran.shared_bytes != expected.shared_bytes)
       return ::testing::AssertionFailure() << "ran " << ran.kernel << " as " << ran.grid << " x " << ran.block
                                            << " with " << ran.shared_bytes << " shared bytes; expected "
@@ -346,10 +349,10 @@ struct Kit {
     return test::sddmm_matches<Scalar>(r.form == SddmmForm::scaled, r.alpha, S, A, B, r.beta, out0, got);
   }
 
-  /// The launch the launcher must make, and the features of this run.
+  /// The launch the launcher must make and its kernel instance, and the features of this run.
   template <class AV, class BV>
   static icuda::KernelLaunch expected_launch(const Analysis& an, SddmmKernel kernel, const Run& r, const AV& a,
-                                             const BV& b, std::set<std::string>* f) {
+                                             const BV& b, std::set<std::string>* f, std::string& instance) {
     const bool vec_a = icuda::sddmm_vector_rows(a.data(), a.stride(0), a.stride(1), scalar_bytes);
     const bool vec_b = icuda::sddmm_vector_rows(b.data(), b.stride(0), b.stride(1), scalar_bytes);
     if (kernel == SddmmKernel::aspt) {
@@ -357,6 +360,7 @@ struct Kit {
       const bool has_tiles = L.tile_col_ptr.extent(0) > 1;
       const auto s = icuda::sddmm_aspt_launch(r.k, L.panel_rows, L.tile_cols_max, L.num_panels, has_tiles,
                                               scalar_bytes, r.max_grid_blocks);
+      instance = emu::kernel_instance<icuda::sddmm_aspt_kernel<Scalar, int, Offset>>();
       f->insert("aspt");
       if (has_tiles) f->insert("aspt heavy tiles");
       if (s.num_slices > 1) f->insert("aspt slices > 1");
@@ -366,6 +370,9 @@ struct Kit {
       return s.launch;
     }
     const auto s = icuda::sddmm_tiles_launch(r.k, an.tile_nonzeros, an.nnz, scalar_bytes, r.max_grid_blocks);
+    icuda::sddmm_with_lanes(s.lanes, [&](auto lanes) {
+      instance = emu::kernel_instance<icuda::sddmm_tiles_kernel<decltype(lanes)::value, Scalar, int, Offset>>();
+    });
     f->insert(s.merged ? "wmt" : "iir " + std::to_string(s.lanes));
     if (s.merged && s.num_slices > 1) f->insert("wmt slices > 1");
     if (vec_a && vec_b && r.k >= V) f->insert("vector rows");

@@ -88,21 +88,79 @@ struct Kit {
 
 using Counters = std::array<int64_t, Impl::spgemm_num_counters>;
 
-/// Kokkos allocations labelled "Sprocket::spgemm::" while a CountingAllocations is alive (through
-/// Kokkos Tools' allocation callback): on a GPU each one is a cudaMalloc and a blocking copy.
-struct SpgemmAllocations {
-  static inline int64_t count = 0;
+/// What makes the host wait for the device while a CountingHostWaits is alive, seen through Kokkos
+/// Tools' callbacks as a profiler sees it, whichever code path does it:
+///   allocations  Kokkos allocations labelled "Sprocket::spgemm::" (on a GPU each one is a
+///                cudaMalloc and a blocking copy of its header);
+///   copies_out   deep copies out of the plan's device memory (a View labelled "Sprocket::spgemm::"
+///                or a subview of one) into anything else: read-backs. The emulated device's memory
+///                is host memory, so the labels are what tells the plan's device Views from the rest;
+///   fences       fences the plan asks for itself (space.fence(), Kokkos::fence(), which Kokkos
+///                names "... Unnamed Instance Fence" / "... Unnamed Global Fence"), not those Kokkos
+///                takes inside its own operations. Kokkos reports fences to tools from 3.5 on
+///                (Kokkos 3.4 has the callback but never calls it): fences_reported says whether
+///                this one does.
+struct SpgemmHostWaits {
+  static inline int64_t allocations = 0, copies_out = 0, fences = 0;
+  static bool plans(const char* label) { return std::strncmp(label, "Sprocket::spgemm::", 18) == 0; }
   static void on_allocate(Kokkos::Profiling::SpaceHandle, const char* label, const void*, uint64_t) {
-    if (std::strncmp(label, "Sprocket::spgemm::", 18) == 0) ++count;
+    if (plans(label)) ++allocations;
+  }
+  static void on_deep_copy(Kokkos::Profiling::SpaceHandle, const char* dst_label, const void*,
+                           Kokkos::Profiling::SpaceHandle, const char* src_label, const void*, uint64_t) {
+    if (plans(src_label) && !plans(dst_label)) ++copies_out;
+  }
+  static void on_fence(const char* name, const uint32_t, uint64_t* handle) {
+    *handle = 0;
+    if (std::strstr(name, "Unnamed") != nullptr) ++fences;
   }
 };
-class CountingAllocations {
+class CountingHostWaits {
  public:
-  CountingAllocations() { Kokkos::Tools::Experimental::set_allocate_data_callback(&SpgemmAllocations::on_allocate); }
-  ~CountingAllocations() { Kokkos::Tools::Experimental::set_allocate_data_callback(nullptr); }
-  CountingAllocations(const CountingAllocations&) = delete;
-  CountingAllocations& operator=(const CountingAllocations&) = delete;
+  CountingHostWaits() {
+    Kokkos::Tools::Experimental::set_allocate_data_callback(&SpgemmHostWaits::on_allocate);
+    Kokkos::Tools::Experimental::set_begin_deep_copy_callback(&SpgemmHostWaits::on_deep_copy);
+    Kokkos::Tools::Experimental::set_begin_fence_callback(&SpgemmHostWaits::on_fence);
+    const int64_t before = SpgemmHostWaits::fences;
+    Kokkos::DefaultHostExecutionSpace().fence();
+    fences_reported_ = SpgemmHostWaits::fences > before;
+  }
+  ~CountingHostWaits() {
+    Kokkos::Tools::Experimental::set_allocate_data_callback(nullptr);
+    Kokkos::Tools::Experimental::set_begin_deep_copy_callback(nullptr);
+    Kokkos::Tools::Experimental::set_begin_fence_callback(nullptr);
+  }
+  CountingHostWaits(const CountingHostWaits&) = delete;
+  CountingHostWaits& operator=(const CountingHostWaits&) = delete;
+  bool fences_reported() const { return fences_reported_; }
+
+ private:
+  bool fences_reported_ = false;
 };
+
+/// Whether `instance` (LaunchRecord::instance) is one of `kernel`: part of a kernel's name ("dense_
+/// kernel": any instance of the dense kernels), or that up to one of its template arguments
+/// ("spgemm_numeric_hash_kernel<false": the re-runs' instances).
+bool is_of(const std::string& instance, const std::string& kernel) {
+  for (size_t at = instance.find(kernel); at != std::string::npos; at = instance.find(kernel, at + 1)) {
+    const size_t end = at + kernel.size();
+    if (end == instance.size() || instance[end] == '<' || instance[end] == ',' || instance[end] == '>') return true;
+  }
+  return false;
+}
+
+/// Every numeric kernel in `history` (hash, dense, direct) is the instance of its pass: the first
+/// pass (first = true: C's columns found) or a re-run (first = false: C's columns read).
+::testing::AssertionResult numeric_instances_of_pass(const std::vector<emu::LaunchRecord>& history, bool first) {
+  const std::string pass = first ? "<true" : "<false";
+  const char* const kernels[] = {"spgemm_numeric_hash_kernel", "spgemm_numeric_dense_kernel", "spgemm_direct_kernel"};
+  for (const auto& r : history)
+    for (const std::string kernel : kernels)
+      if (is_of(r.instance, kernel) && !is_of(r.instance, kernel + pass))
+        return ::testing::AssertionFailure() << "ran " << r.instance << " in "
+                                             << (first ? "the first pass" : "a re-run");
+  return ::testing::AssertionSuccess();
+}
 
 template <class K>
 struct Outcome {
@@ -111,8 +169,9 @@ struct Outcome {
   std::vector<emu::LaunchRecord> symbolic_launches, numeric_launches, rerun_launches, second_rerun_launches;
   Counters numeric_counters{}, rerun_counters{};
   /// After the analysis, the symbolic pass, the numeric schedule and the first numeric pass: the
-  /// read-backs so far (SpgemmAnalysis::host_reads) and the counted allocations so far.
-  std::array<int64_t, 4> reads{}, allocations{};
+  /// read-backs so far by the plan's own count (SpgemmAnalysis::host_reads), and the allocations,
+  /// copies out of the plan's device memory and fences so far that a CountingHostWaits saw.
+  std::array<int64_t, 4> reads{}, allocations{}, copies_out{}, fences{};
 };
 
 /// The options as the plan resolves them for CUDA.
@@ -144,10 +203,13 @@ Outcome<K> run_product(const HostCsr& A0, const HostCsr& B0, const SpgemmOptions
   const Crs Ad = to_crs<Crs>(A), Bd = to_crs<Crs>(B);
   emu::Device device = make_device(schedule, shape);
   auto& an = out.an;
-  const int64_t allocations = SpgemmAllocations::count;
+  const int64_t allocations = SpgemmHostWaits::allocations, copies_out = SpgemmHostWaits::copies_out,
+                fences = SpgemmHostWaits::fences;
   const auto step = [&](int k) {
     out.reads[k] = an.host_reads;
-    out.allocations[k] = SpgemmAllocations::count - allocations;
+    out.allocations[k] = SpgemmHostWaits::allocations - allocations;
+    out.copies_out[k] = SpgemmHostWaits::copies_out - copies_out;
+    out.fences[k] = SpgemmHostWaits::fences - fences;
   };
   prepare<K>(an, Ad, Bd, options, device);
   step(0);
@@ -174,6 +236,7 @@ Outcome<K> run_product(const HostCsr& A0, const HostCsr& B0, const SpgemmOptions
   icuda::spgemm_numeric<true>(device, Ad, Bd, an, C);
   step(3);
   out.numeric_launches = device.stream.history;
+  EXPECT_TRUE(numeric_instances_of_pass(out.numeric_launches, true));
   device.stream.history.clear();
   out.numeric_counters = icuda::spgemm_cuda_numeric_counters(an);
   out.C = to_host_csr(C);
@@ -187,6 +250,7 @@ Outcome<K> run_product(const HostCsr& A0, const HostCsr& B0, const SpgemmOptions
   Kokkos::deep_copy(values, std::numeric_limits<Scalar>::quiet_NaN());
   icuda::spgemm_numeric<false>(device, Ad, Bd, an, C);
   out.rerun_launches = device.stream.history;
+  EXPECT_TRUE(numeric_instances_of_pass(out.rerun_launches, false));
   out.rerun_counters = icuda::spgemm_cuda_numeric_counters(an);
   const HostCsr C2 = to_host_csr(C);
   EXPECT_EQ(C2.entries, out.C.entries) << "the re-run changed C's columns (" << schedule.name() << ")";
@@ -201,6 +265,7 @@ Outcome<K> run_product(const HostCsr& A0, const HostCsr& B0, const SpgemmOptions
   device.stream.history.clear();
   icuda::spgemm_numeric<false>(device, Ad, Bd, an, C);
   out.second_rerun_launches = device.stream.history;
+  EXPECT_TRUE(numeric_instances_of_pass(out.second_rerun_launches, false));
   const HostCsr C3 = to_host_csr(C);
   EXPECT_EQ(C3.entries, out.C.entries) << "the second re-run changed C's columns (" << schedule.name() << ")";
   EXPECT_TRUE(test::spgemm_matches<Scalar>(A3, B3, C3, options.sorted)) << "second re-run, " << schedule.name();
@@ -212,21 +277,21 @@ Outcome<K> run_product(const HostCsr& A0, const HostCsr& B0, const SpgemmOptions
 
 int64_t launches_of(const std::vector<emu::LaunchRecord>& history, const std::string& kernel) {
   int64_t n = 0;
-  for (const auto& r : history) n += r.kernel.find(kernel) != std::string::npos;
+  for (const auto& r : history) n += is_of(r.instance, kernel);
   return n;
 }
 
 /// A launch of `kernel` with `block` threads and `shared` bytes of dynamic shared memory.
 bool launched(const std::vector<emu::LaunchRecord>& history, const std::string& kernel, unsigned block, size_t shared) {
   for (const auto& r : history)
-    if (r.kernel.find(kernel) != std::string::npos && r.block == block && r.shared_bytes == shared) return true;
+    if (is_of(r.instance, kernel) && r.block == block && r.shared_bytes == shared) return true;
   return false;
 }
 
 std::string launches_text(const std::vector<emu::LaunchRecord>& history) {
   std::string s;
   for (const auto& r : history)
-    s += "\n  " + r.kernel + " grid " + std::to_string(r.grid) + " block " + std::to_string(r.block) + " shared " +
+    s += "\n  " + r.instance + " grid " + std::to_string(r.grid) + " block " + std::to_string(r.block) + " shared " +
          std::to_string(r.shared_bytes);
   return s;
 }
@@ -529,11 +594,13 @@ TEST(SpgemmCudaEmulated, SingleEntryRowsReferenceBDirectly) {
       // through the direct rows again.
       EXPECT_GT(r.an.cuda.reuse_group, 0);
       EXPECT_EQ(r.rerun_counters[Impl::spgemm_counter_direct_rows], 0);
-      EXPECT_EQ(launches_of(r.numeric_launches, "spgemm_direct_kernel"), balance == SpgemmBalance::binned ? 1 : 0);
+      EXPECT_EQ(launches_of(r.numeric_launches, "spgemm_direct_kernel<true"), balance == SpgemmBalance::binned ? 1 : 0);
       const auto h = run_product<Double>(A, B, with(balance, balance, true, SpgemmAccumulator::hash), small_device,
                                          schedule, 36);
       EXPECT_EQ(h.an.cuda.reuse_group, 0);
       EXPECT_EQ(h.rerun_counters[Impl::spgemm_counter_direct_rows], single);
+      EXPECT_EQ(launches_of(h.rerun_launches, "spgemm_direct_kernel<false"), balance == SpgemmBalance::binned ? 1 : 0)
+          << launches_text(h.rerun_launches);
     }
     SpgemmOptions off = with(SpgemmBalance::binned, SpgemmBalance::binned);
     off.direct_rows = false;
@@ -618,6 +685,43 @@ std::pair<HostCsr, HostCsr> rerun_operands(uint64_t salt) {
   return {HostCsr::from_triplets(90, 80, std::move(a)), HostCsr::from_triplets(80, 48, std::move(b))};
 }
 
+/// A re-run after the one that recorded the products' positions reads them: on r's plan (positions
+/// recorded), one more re-run with new values of A and B matches the reference, and with every
+/// recorded position moved to its row's first entry the same re-run must not (the products then
+/// pile up there).
+template <class K>
+::testing::AssertionResult reads_recorded_positions(const Outcome<K>& r, const HostCsr& A0, const HostCsr& B0,
+                                                    const SpgemmOptions& options, const DeviceShape& shape,
+                                                    const emu::Schedule& schedule, uint64_t salt) {
+  using Scalar = typename K::Scalar;
+  using Crs = typename K::Crs;
+  const auto& cu = r.an.cuda;
+  if (!cu.reuse_recorded || cu.reuse_positions.extent(0) == 0)
+    return ::testing::AssertionFailure() << "no positions recorded";
+  const HostCsr A = test::rounded<Scalar>(test::new_values(A0, salt));
+  const HostCsr B = test::rounded<Scalar>(test::new_values(B0, salt + 1));
+  const Crs Ad = to_crs<Crs>(A), Bd = to_crs<Crs>(B), C = to_crs<Crs>(r.C);
+  emu::Device device = make_device(schedule, shape);
+  const auto rerun = [&] {
+    Kokkos::deep_copy(C.values, std::numeric_limits<Scalar>::quiet_NaN());
+    device.stream.history.clear();
+    icuda::spgemm_numeric<false>(device, Ad, Bd, r.an, C);
+    return launches_of(device.stream.history, "spgemm_numeric_reuse_kernel") == 1 &&
+           device.stream.history.size() == 1;
+  };
+  if (!rerun()) return ::testing::AssertionFailure() << "launched" << launches_text(device.stream.history);
+  const auto intact = test::spgemm_matches<Scalar>(A, B, to_host_csr(C), options.sorted);
+  if (!intact) return ::testing::AssertionFailure() << "with the recorded positions: " << intact.message();
+  const auto positions = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), cu.reuse_positions);
+  Kokkos::deep_copy(positions, static_cast<unsigned short>(0));
+  Kokkos::deep_copy(cu.reuse_positions, positions);
+  if (!rerun()) return ::testing::AssertionFailure() << "launched" << launches_text(device.stream.history);
+  if (test::spgemm_matches<Scalar>(A, B, to_host_csr(C), options.sorted))
+    return ::testing::AssertionFailure() << "the re-run matches with every position at its row's first entry: it did "
+                                            "not read the recorded positions";
+  return ::testing::AssertionSuccess();
+}
+
 /// Re-runs by position (spgemm_numeric_reuse_kernel): with C's rows sorted and B's strictly
 /// increasing, a re-run is one launch, a group of lanes per row of C: the power of two covering
 /// the average referenced row of B (4 to 32 lanes) or the forced threads_per_b_row, in the
@@ -652,11 +756,12 @@ TEST(SpgemmCudaEmulated, ReRunsByPositionInSortedRows) {
         ASSERT_EQ(r.second_rerun_launches.size(), 1u) << launches_text(r.second_rerun_launches);
         EXPECT_EQ(launches_of(r.second_rerun_launches, "spgemm_numeric_reuse_kernel"), 1);
         // Positions kept (about one product per entry of C here): recorded by the first re-run,
-        // read by the second; reserved in the plan's analysis bytes.
+        // read by the later ones; reserved in the plan's analysis bytes.
         EXPECT_EQ(cu.reuse_positions_bytes,
                   static_cast<int64_t>(2 * r.an.stats.products + 8 * (r.an.num_rows + 1)));
         EXPECT_TRUE(cu.reuse_recorded);
         EXPECT_EQ(static_cast<int64_t>(cu.reuse_positions.extent(0)), r.an.stats.products);
+        EXPECT_TRUE(reads_recorded_positions(r, A, B, o, small_device, schedule, 166));
         EXPECT_NE(r.an.schedule_summary.find("re-runs by position in C's rows, " + std::to_string(expected) +
                                              " lanes per row, " + std::to_string(cu.reuse_threads) +
                                              " threads per block, positions kept"),
@@ -1047,21 +1152,29 @@ TEST(SpgemmCudaEmulated, MemoryLimitShrinksGlobalTablesOrThrows) {
 }
 
 /// What a plan costs the host beyond its kernels on a GPU: each allocation (cudaMalloc, then a
-/// blocking copy of its header, in Kokkos 3.4) and each read-back waits for the device. Uniform
-/// passes: the analysis allocates its one storage and reads back its two reductions at once; the
-/// symbolic pass allocates C's row map and reads back once at its end (counters, row counts); the
-/// numeric schedule and the first numeric pass neither allocate nor read. Binned passes add their
-/// bin counts' read-back and row lists (and the symbolic pass its overflow count, when a row may
-/// overflow; the numeric schedule its merged-block count).
+/// blocking copy of its header, in Kokkos 3.4) and each read-back (a copy out of the plan's device
+/// memory and a fence) waits for the device. Counted as a profiler sees them (Kokkos Tools'
+/// callbacks), whichever code path makes them, and cross-checked against the plan's own count of
+/// read-backs (SpgemmAnalysis::host_reads). Uniform passes: the analysis allocates its one storage
+/// and reads back its two reductions at once; the symbolic pass allocates C's row map and reads
+/// back once at its end (counters, row counts); the numeric schedule and the first numeric pass
+/// neither allocate nor read. Binned passes add their bin counts' read-back and row lists (and the
+/// symbolic pass its overflow count, when a row may overflow; the numeric schedule its merged-block
+/// count). Each read-back is one copy and one fence; fences are checked where Kokkos reports them
+/// to tools (from 3.5 on).
 TEST(SpgemmCudaEmulated, PlanAllocatesAndReadsBackOncePerStep) {
   const HostCsr A = gen::poisson3d(14);  // large enough for the parallel (read-back) analysis
   ASSERT_GE(2 * (A.num_rows + A.nnz()), Impl::spgemm_host_serial_work);
-  const CountingAllocations counting;
+  const CountingHostWaits counting;
   const auto u = run_product<Double>(A, A, SpgemmOptions{}, small_device, schedules(151)[0], 152);
   ASSERT_EQ(u.an.cuda.symbolic.balance, SpgemmBalance::uniform);
   ASSERT_EQ(u.an.cuda.numeric.balance, SpgemmBalance::uniform);
   using Steps = std::array<int64_t, 4>;
+  EXPECT_EQ(u.copies_out, (Steps{1, 2, 2, 2}));
   EXPECT_EQ(u.reads, (Steps{1, 2, 2, 2}));
+  if (counting.fences_reported()) {
+    EXPECT_EQ(u.fences, (Steps{1, 2, 2, 2}));
+  }
   EXPECT_EQ(u.allocations, (Steps{1, 2, 2, 2}));
 
   const auto b = run_product<Double>(A, A, with(SpgemmBalance::binned, SpgemmBalance::binned), small_device,
@@ -1073,7 +1186,12 @@ TEST(SpgemmCudaEmulated, PlanAllocatesAndReadsBackOncePerStep) {
   const bool may_overflow =
       sym.bin_rows[speculative] > 0 && sym.bin_max_need[speculative] > b.an.cuda.configs[0].symbolic_slots;
   const int64_t symbolic_reads = 2 + may_overflow;
-  EXPECT_EQ(b.reads, (Steps{1, 1 + symbolic_reads, 3 + symbolic_reads, 3 + symbolic_reads}));
+  const Steps binned_reads{1, 1 + symbolic_reads, 3 + symbolic_reads, 3 + symbolic_reads};
+  EXPECT_EQ(b.copies_out, binned_reads);
+  EXPECT_EQ(b.reads, binned_reads);
+  if (counting.fences_reported()) {
+    EXPECT_EQ(b.fences, binned_reads);
+  }
   // C's row map, the symbolic bins' list and merged blocks; the numeric bins' list and merged
   // blocks; no global tables or sort buffers for these short rows.
   EXPECT_EQ(sym.global_tables, 0);

@@ -1,7 +1,8 @@
 // The CUDA SpMM kernels (impl/spmm/cuda/spmm_cuda_kernels.cuh: spmm_aspt_kernel,
-// spmm_csr_rows_kernel, spmm_scale_kernel) run on the CPU through the test-only emulation
-// (unit_tests/cuda_emulation/: every thread a fiber, CUDA's barriers and shuffles, poisoned
-// shared memory, diagnostics of what CUDA leaves undefined), launched by the real launcher
+// spmm_csr_rows_kernel, spmm_scale_kernel, spmm_scale_rows_kernel, spmm_transpose_kernel) run on
+// the CPU through the test-only emulation (unit_tests/cuda_emulation/: every thread a fiber,
+// CUDA's barriers and shuffles, poisoned shared memory, diagnostics of what CUDA leaves
+// undefined), launched by the real launcher
 // (impl/spmm/cuda/spmm_cuda.hpp, Impl::cuda::spmm_apply) on the emulated device.
 //
 // The analysis is the one an SpmmPlan on Kokkos::Cuda builds (target cuda: the tiling capped by
@@ -23,7 +24,8 @@
 // rank 1 (rank-2 LayoutStride); beta == 0 with C poisoned (NaN) and beta != 0. Results against
 // the double reference with the host tests' bound (test::spmm_matches). Mode T is not here: the
 // CUDA route for T is SpmvPlan's transpose (spmm_dispatch.hpp), not an SpMM kernel. Each test
-// asserts the launch shapes it is there for, and the layout property it needs.
+// asserts the launch shapes it is there for, as the launches that ran show them (the kernel
+// instances the emulation recorded), and the layout property it needs.
 //
 // As a check that the tests see slot collisions at all, a layout built for the host (tiles of
 // consecutive heavy columns, whose slots collide) must give a wrong product (SlotCollisions).
@@ -33,6 +35,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <random>
 #include <set>
 #include <string>
@@ -160,30 +163,70 @@ struct Kit {
     return Impl::spmm_analyse(a, Backend::native, kernel, target, t, &report);
   }
 
-  /// What the launcher decides for this run (from its own launch functions): "aspt 32x2",
-  /// "csr_rows 4x1", "scale", for csr_rows "csr_rows split rows" (rows in several chunks), and
-  /// for aspt "aspt passes > 1" / "aspt rows per group > 1".
-  static std::vector<std::string> launch_features(const Analysis& S, const Run& r) {
-    if (S.num_rows == 0 || r.k == 0) return {};
-    if (r.alpha == 0) return {"scale"};
-    std::vector<std::string> out;
-    if (S.kernel == SpmmKernel::csr_rows) {
-      const auto c =
-          Impl::cuda::spmm_csr_rows_launch(S.num_rows, r.k, r.multiprocessors, r.max_grid_blocks, S.num_chunks);
-      out.push_back("csr_rows " + std::to_string(c.shape.lanes) + "x" + std::to_string(c.shape.coarsening));
-      if (S.num_chunks > S.num_split_rows && S.num_split_rows > 0) out.push_back("csr_rows split rows");
-      return out;
+  /// What a recorded launch ran, told by its kernel instance: the ASpT or csr_rows kernel and its
+  /// shape (lanes per group G, columns per lane CF), the scale kernel, the split rows' scale
+  /// kernel, the transposes into and out of row-major. Instances of other types than this kit's
+  /// are unknown.
+  struct Launched {
+    enum Kind { unknown, aspt, csr_rows, scale, scale_split_rows, transpose_b, transpose_c } kind = unknown;
+    int lanes = 0, coarsening = 0;
+  };
+  static Launched launched(const emu::LaunchRecord& l) {
+    using namespace Impl::cuda;
+    using Ordinal = typename CrsType::non_const_ordinal_type;
+    using Offset = typename CrsType::non_const_size_type;
+    static const std::map<std::string, Launched> instances = [] {
+      std::map<std::string, Launched> m;
+      const auto shape = [&](auto lanes, auto coarsening) {
+        constexpr int G = decltype(lanes)::value, CF = decltype(coarsening)::value;
+        if constexpr (CF <= spmm_aspt_max_coarsening)
+          m[emu::kernel_instance<spmm_aspt_kernel<G, CF, Scalar, Ordinal, Offset>>()] = {Launched::aspt, G, CF};
+        m[emu::kernel_instance<spmm_csr_rows_kernel<G, CF, Scalar, Ordinal, Offset>>()] = {Launched::csr_rows, G, CF};
+      };
+      for (const int G : {1, 2, 4, 8, 16, 32})
+        for (const int CF : {1, 2, 4})
+          if (CF == 1 || G == spmm_warp_size) spmm_with_shape(SpmmCudaShape{G, CF, 1}, shape);
+      m[emu::kernel_instance<spmm_scale_kernel<Scalar>>()] = {Launched::scale};
+      m[emu::kernel_instance<spmm_scale_rows_kernel<Scalar, Ordinal>>()] = {Launched::scale_split_rows};
+      m[emu::kernel_instance<spmm_transpose_kernel<true, Scalar>>()] = {Launched::transpose_b};
+      m[emu::kernel_instance<spmm_transpose_kernel<false, Scalar>>()] = {Launched::transpose_c};
+      return m;
+    }();
+    const auto it = instances.find(l.instance);
+    return it == instances.end() ? Launched{} : it->second;
+  }
+
+  /// What the launches that ran on S did: "aspt 32x2", "csr_rows 4x1" (G x CF of the instance),
+  /// "scale", "split rows scaled", "B to row-major", "C from row-major"; "csr_rows split rows"
+  /// for a csr_rows launch on rows in several chunks; for an ASpT launch "aspt passes > 1" /
+  /// "aspt rows per group > 1" (from its block and the panel length); "unknown <instance>" for
+  /// anything else.
+  static std::set<std::string> launch_features(const Analysis& S, const std::vector<emu::LaunchRecord>& launches) {
+    std::set<std::string> out;
+    for (const emu::LaunchRecord& l : launches) {
+      const Launched k = launched(l);
+      const std::string shape = std::to_string(k.lanes) + "x" + std::to_string(k.coarsening);
+      switch (k.kind) {
+        case Launched::unknown: out.insert("unknown " + l.instance); break;
+        case Launched::scale: out.insert("scale"); break;
+        case Launched::scale_split_rows: out.insert("split rows scaled"); break;
+        case Launched::transpose_b: out.insert("B to row-major"); break;
+        case Launched::transpose_c: out.insert("C from row-major"); break;
+        case Launched::csr_rows:
+          out.insert("csr_rows " + shape);
+          if (S.num_chunks > S.num_split_rows && S.num_split_rows > 0) out.insert("csr_rows split rows");
+          break;
+        case Launched::aspt: {
+          out.insert("aspt " + shape);
+          const int64_t groups = l.block / k.lanes;
+          const int64_t pass = groups * Impl::cuda::spmm_rows_per_group(k.lanes, k.coarsening, scalar_bytes);
+          const int64_t longest_panel = std::min(S.panel_rows, S.num_rows);
+          if (longest_panel > pass) out.insert("aspt passes > 1");
+          if (std::min(pass, longest_panel) > groups) out.insert("aspt rows per group > 1");
+          break;
+        }
+      }
     }
-    const bool has_tiles = S.tile_col_ptr.extent(0) > 1;
-    const auto c = Impl::cuda::spmm_aspt_launch(r.k, S.panel_rows, S.tile_cols_max, S.num_panels, has_tiles,
-                                                scalar_bytes, r.multiprocessors);
-    const int G = c.shape.lanes;
-    out.push_back("aspt " + std::to_string(G) + "x" + std::to_string(c.shape.coarsening));
-    const int64_t groups = c.launch.block / G;
-    const int64_t pass = groups * Impl::cuda::spmm_rows_per_group(G, c.shape.coarsening, scalar_bytes);
-    const int64_t longest_panel = std::min(S.panel_rows, S.num_rows);
-    if (longest_panel > pass) out.push_back("aspt passes > 1");
-    if (std::min(pass, longest_panel) > groups) out.push_back("aspt rows per group > 1");
     return out;
   }
 
@@ -191,7 +234,8 @@ struct Kit {
   /// Scalar). beta == 0 poisons C with NaN first; alpha == 0 poisons B.
   template <class BMat, class CMat>
   static ::testing::AssertionResult check_dense(const Analysis& S, const HostCsr& A, const Run& r,
-                                                const emu::Schedule& schedule, uint64_t salt) {
+                                                const emu::Schedule& schedule, uint64_t salt,
+                                                std::vector<emu::LaunchRecord>& launches) {
     const HostDense B = r.alpha == 0 ? HostDense(A.num_cols, r.k, kNaN)
                                      : rounded<Scalar>(test::random_dense(A.num_cols, r.k, salt));
     const HostDense C0 = r.beta == 0 ? HostDense(A.num_rows, r.k, kNaN)
@@ -200,13 +244,15 @@ struct Kit {
     const CMat cv = test::to_view<CMat>(C0, "C");
     const emu::Device device(schedule, r.multiprocessors, r.max_grid_blocks);
     Impl::cuda::spmm_apply(device, S, static_cast<Scalar>(r.alpha), bv, static_cast<Scalar>(r.beta), cv);
+    launches = device.stream.history;
     return test::spmm_matches<Scalar>("N", r.alpha, A, B, r.beta, C0, test::to_host_dense(cv));
   }
 
   /// Column 1 of 3-column LayoutRight B and C as rank-2 LayoutStride Views; columns 0 and 2 of C
   /// must stay as they were.
   static ::testing::AssertionResult check_strided_column(const Analysis& S, const HostCsr& A, const Run& r,
-                                                         const emu::Schedule& schedule, uint64_t salt) {
+                                                         const emu::Schedule& schedule, uint64_t salt,
+                                                         std::vector<emu::LaunchRecord>& launches) {
     HostDense B = rounded<Scalar>(test::random_dense(A.num_cols, 3, salt));
     HostDense C0 = rounded<Scalar>(test::random_dense(A.num_rows, 3, salt + 1));
     for (int64_t i = 0; i < A.num_cols && r.alpha == 0; ++i) B(i, 1) = kNaN;
@@ -216,6 +262,7 @@ struct Kit {
     const StridedC c1(cv.data() + 1, Kokkos::LayoutStride(A.num_rows, 3, 1, 1));
     const emu::Device device(schedule, r.multiprocessors, r.max_grid_blocks);
     Impl::cuda::spmm_apply(device, S, static_cast<Scalar>(r.alpha), b1, static_cast<Scalar>(r.beta), c1);
+    launches = device.stream.history;
     const HostDense C = test::to_host_dense(cv);
     for (int64_t i = 0; i < A.num_rows; ++i)
       for (int64_t j : {0, 2})
@@ -229,14 +276,16 @@ struct Kit {
     return test::spmm_matches<Scalar>("N", r.alpha, A, column(B), r.beta, column(C0), column(C));
   }
 
+  /// One run against the reference; `launches` gets what the emulated device ran.
   static ::testing::AssertionResult check(const Analysis& S, const HostCsr& A, const Run& r,
-                                          const emu::Schedule& schedule, uint64_t salt) {
+                                          const emu::Schedule& schedule, uint64_t salt,
+                                          std::vector<emu::LaunchRecord>& launches) {
     try {
       switch (r.operands) {
-        case Operands::right: return check_dense<MatR, MatR>(S, A, r, schedule, salt);
-        case Operands::left: return check_dense<MatL, MatL>(S, A, r, schedule, salt);
-        case Operands::left_right: return check_dense<MatL, MatR>(S, A, r, schedule, salt);
-        case Operands::strided_column: return check_strided_column(S, A, r, schedule, salt);
+        case Operands::right: return check_dense<MatR, MatR>(S, A, r, schedule, salt, launches);
+        case Operands::left: return check_dense<MatL, MatL>(S, A, r, schedule, salt, launches);
+        case Operands::left_right: return check_dense<MatL, MatR>(S, A, r, schedule, salt, launches);
+        case Operands::strided_column: return check_strided_column(S, A, r, schedule, salt, launches);
       }
     } catch (const std::exception& e) {  // EmulationError: the emulation diagnosed the kernel
       return ::testing::AssertionFailure() << "threw: " << e.what();
@@ -244,8 +293,15 @@ struct Kit {
     return ::testing::AssertionFailure() << "unknown operands";
   }
 
+  static ::testing::AssertionResult check(const Analysis& S, const HostCsr& A, const Run& r,
+                                          const emu::Schedule& schedule, uint64_t salt) {
+    std::vector<emu::LaunchRecord> launches;
+    return check(S, A, r, schedule, salt, launches);
+  }
+
   /// Every run, with aspt and with csr_rows forced on the CUDA analysis of A0 (tiling
-  /// `requested`), under every standard schedule. Returns the launch features seen.
+  /// `requested`), under every standard schedule. Returns the launch features of the launches
+  /// that ran.
   static std::set<std::string> run_all(const HostCsr& A0, const std::string& what, const SpmmTiling& requested,
                                        const std::vector<Run>& runs, uint64_t salt) {
     const HostCsr A = rounded<Scalar>(A0);
@@ -254,17 +310,20 @@ struct Kit {
     for (SpmmKernel kernel : {SpmmKernel::aspt, SpmmKernel::csr_rows}) {
       const Analysis S = analyse(a, kernel, requested);
       EXPECT_EQ(S.kernel, kernel);
-      for (const Run& r : runs)
-        for (const std::string& f : launch_features(S, r)) features.insert(f);
       for (const emu::Schedule& schedule : emu::standard_schedules(test::seed_for(salt))) {
         SCOPED_TRACE("schedule " + schedule.name());
         uint64_t s = salt;
-        for (const Run& r : runs)
-          EXPECT_TRUE(check(S, A, r, schedule, s += 2))
+        for (const Run& r : runs) {
+          std::vector<emu::LaunchRecord> launches;
+          EXPECT_TRUE(check(S, A, r, schedule, s += 2, launches))
               << to_string(kernel) << ", " << describe(r) << ", " << what << " (P " << S.panel_rows << ", W "
               << S.tile_cols_max << ", " << S.tile_col_ptr.extent(0) - 1 << " heavy tiles)";
+          for (const std::string& f : launch_features(S, launches)) features.insert(f);
+        }
       }
     }
+    for (const std::string& f : features)
+      EXPECT_NE(f.compare(0, 8, "unknown "), 0) << "a launch of a kernel instance this test does not know: " << f;
     return features;
   }
 };
@@ -327,7 +386,8 @@ TYPED_TEST(SpmmCudaEmulated, PowerLaw) {
   const auto seen = K::run_all(A, "R-MAT scale 6", tiling(16, 8), runs, 100);
   EXPECT_TRUE(has_all(seen, {"aspt 1x1", "aspt 2x1", "aspt 4x1", "aspt 8x1", "aspt 16x1", "aspt 32x1", "aspt 32x2",
                              "csr_rows 1x1", "csr_rows 2x1", "csr_rows 4x1", "csr_rows 8x1", "csr_rows 16x1",
-                             "csr_rows 32x1", "csr_rows 32x2", "csr_rows 32x4", "csr_rows split rows", "scale"}));
+                             "csr_rows 32x1", "csr_rows 32x2", "csr_rows 32x4", "csr_rows split rows",
+                             "split rows scaled", "B to row-major", "C from row-major", "scale"}));
 }
 
 // The calibrated CUDA tiling (P = 256 float / 160 double, W = 256, thin tiles to light): staging

@@ -397,42 +397,74 @@ struct Kit {
     return ::testing::AssertionSuccess();
   }
 
-  /// The launches cuda::spmv_apply must make for one rank-1 apply on `p` with grids clamped to
-  /// `limit`: (kernel as the launcher names it, grid), every bin in order, then the split rows.
+  using Offset = typename Crs::non_const_size_type;
+
+  /// The kernel instance a bin of kernel k runs with x of XValue, its columns read through Columns.
+  template <class XValue, class Columns>
+  static std::string bin_instance(SpmvKernel k) {
+    using namespace Impl::cuda;
+    switch (k) {
+      case SpmvKernel::thread_per_row:
+        return emu::kernel_instance<spmv_thread_per_row_kernel<Offset, Columns, int, XValue, Scalar>>();
+      case SpmvKernel::subvector2:
+        return emu::kernel_instance<spmv_subvector_kernel<2, Offset, Columns, int, XValue, Scalar>>();
+      case SpmvKernel::subvector4:
+        return emu::kernel_instance<spmv_subvector_kernel<4, Offset, Columns, int, XValue, Scalar>>();
+      case SpmvKernel::subvector8:
+        return emu::kernel_instance<spmv_subvector_kernel<8, Offset, Columns, int, XValue, Scalar>>();
+      case SpmvKernel::subvector16:
+        return emu::kernel_instance<spmv_subvector_kernel<16, Offset, Columns, int, XValue, Scalar>>();
+      case SpmvKernel::subvector32:
+        return emu::kernel_instance<spmv_subvector_kernel<32, Offset, Columns, int, XValue, Scalar>>();
+      case SpmvKernel::team_per_row:
+        return emu::kernel_instance<spmv_team_per_row_kernel<Offset, int, XValue, Scalar>>();
+      default: return std::string("no kernel for a bin of ") + to_string(k);
+    }
+  }
+
+  /// The launches cuda::spmv_apply must make for one rank-1 apply on `p` (x of XValue) with grids
+  /// clamped to `limit`: (kernel instance, grid), every bin in order, then the split rows. The
+  /// instances follow what the schedule says: each bin's kernel and the columns it reads
+  /// (SpmvSchedule::row_patterns, compressed_indices), row blocks summed along the merge path or not.
+  template <class XValue>
   static std::vector<std::pair<std::string, unsigned>> expected_launches(const Prepared& p, int64_t limit) {
+    using namespace Impl::cuda;
     const auto& d = p.analysis.schedule;
+    const std::string split_scale = emu::kernel_instance<spmv_split_scale_kernel<int, Scalar>>();
     std::vector<std::pair<std::string, unsigned>> out;
     if (d.row_blocks) {
-      if (d.num_split_rows > 0)
-        out.emplace_back("spmv_split_scale_kernel", Impl::cuda::spmv_split_scale_launch(d.num_split_rows, limit).grid);
+      if (d.num_split_rows > 0) out.emplace_back(split_scale, spmv_split_scale_launch(d.num_split_rows, limit).grid);
       const int64_t blocks = p.schedule.num_vrows() + d.num_split_chunks;
       if (blocks > 0)
-        out.emplace_back("spmv_row_blocks_kernel<MergeSum>",
-                         Impl::cuda::spmv_row_blocks_launch(p.schedule.num_vrows(), d.num_split_chunks, limit).grid);
+        out.emplace_back(p.schedule.row_block_merge
+                             ? emu::kernel_instance<spmv_row_blocks_kernel<true, Offset, int, XValue, Scalar>>()
+                             : emu::kernel_instance<spmv_row_blocks_kernel<false, Offset, int, XValue, Scalar>>(),
+                         spmv_row_blocks_launch(p.schedule.num_vrows(), d.num_split_chunks, limit).grid);
       return out;
     }
     for (const auto& bin : d.bins) {
-      const std::string name = bin.kernel == SpmvKernel::thread_per_row ? "spmv_thread_per_row_kernel"
-                               : bin.kernel == SpmvKernel::team_per_row ? "spmv_team_per_row_kernel"
-                                                                        : "spmv_subvector_kernel<X>";
-      out.emplace_back(name, Impl::cuda::spmv_bin_launch(bin.kernel, bin.num_vrows, bin.rows_per_vrow, limit).grid);
+      const std::string instance =
+          p.schedule.row_patterns         ? bin_instance<XValue, SpmvPatternColumns>(bin.kernel)
+          : p.schedule.compressed_indices ? bin_instance<XValue, SpmvOffsetColumns>(bin.kernel)
+                                          : bin_instance<XValue, SpmvStoredColumns<int>>(bin.kernel);
+      out.emplace_back(instance, spmv_bin_launch(bin.kernel, bin.num_vrows, bin.rows_per_vrow, limit).grid);
     }
-    if (d.num_split_rows > 0)
-      out.emplace_back("spmv_split_scale_kernel", Impl::cuda::spmv_split_scale_launch(d.num_split_rows, limit).grid);
+    if (d.num_split_rows > 0) out.emplace_back(split_scale, spmv_split_scale_launch(d.num_split_rows, limit).grid);
     if (d.num_split_chunks > 0)
-      out.emplace_back("spmv_split_chunk_kernel", Impl::cuda::spmv_split_chunk_launch(d.num_split_chunks, limit).grid);
+      out.emplace_back(emu::kernel_instance<spmv_split_chunk_kernel<Offset, int, XValue, Scalar>>(),
+                       spmv_split_chunk_launch(d.num_split_chunks, limit).grid);
     return out;
   }
 
-  /// The stream ran exactly the expected launches, 256 threads each.
+  /// The stream ran exactly the expected launches (kernel instance, grid), 256 threads each.
   static ::testing::AssertionResult ran(const emu::Stream& stream,
                                         const std::vector<std::pair<std::string, unsigned>>& expected) {
     if (stream.history.size() != expected.size())
       return ::testing::AssertionFailure() << stream.history.size() << " launches, expected " << expected.size();
     for (size_t i = 0; i < expected.size(); ++i) {
       const emu::LaunchRecord& r = stream.history[i];
-      if (r.kernel != expected[i].first || r.grid != expected[i].second || r.block != 256u || r.shared_bytes != 0)
-        return ::testing::AssertionFailure() << "launch " << i << ": " << r.kernel << " <<<" << r.grid << ", "
+      if (r.instance != expected[i].first || r.grid != expected[i].second || r.block != 256u || r.shared_bytes != 0)
+        return ::testing::AssertionFailure() << "launch " << i << ": " << r.instance << " <<<" << r.grid << ", "
                                              << r.block << ", " << r.shared_bytes << ">>>, expected "
                                              << expected[i].first << " <<<" << expected[i].second << ", 256, 0>>>";
     }
@@ -469,7 +501,8 @@ struct Kit {
     } catch (const emu::EmulationError& e) {
       return ::testing::AssertionFailure() << "emulation: " << e.what();
     }
-    const auto launched = ran(device.stream, expected_launches(run.mode[0] == 'N' ? op.n : op.t, run.grid));
+    const auto launched =
+        ran(device.stream, expected_launches<XValue>(run.mode[0] == 'N' ? op.n : op.t, run.grid));
     if (!launched) return launched;
     return test::spmv_matches<Scalar>(run.mode, run.alpha, A, x, run.beta, y0, test::to_host_vector(yv));
   }

@@ -131,29 +131,27 @@ struct BsrCudaArgs {
   int64_t y_stride;
 };
 
-template <int B, class Args>
-void bsr_launch_by_block(const Args& a) {
+template <int B, class Offset, class Ordinal, class Value, class XValue, class YValue, class Scalar>
+void bsr_launch_by_block(const BsrCudaArgs<Offset, Ordinal, Value, XValue, YValue, Scalar>& a) {
   const KernelLaunch launch = bsr_kernel_launch(BsrKernel::by_block, a.b, a.num_block_rows, a.grid_limit);
-  SPROCKET_CUDA_LAUNCH(launch, a.stream, bsr_by_block_kernel<B>)(a.row_map, a.entries, a.values, a.num_block_rows,
-                                                                 a.alpha, a.x, a.x_stride, a.beta, a.y, a.y_stride);
+  SPROCKET_CUDA_LAUNCH(launch, a.stream, bsr_by_block_kernel<B, Offset, Ordinal, Value, XValue, YValue, Scalar>)(
+      a.row_map, a.entries, a.values, a.num_block_rows, a.alpha, a.x, a.x_stride, a.beta, a.y, a.y_stride);
   check_launch("Sprocket::bsr_spmv", "bsr_by_block_kernel");
 }
 
-template <int NR, class Args>
-void bsr_launch_by_column(const Args& a) {
+template <int NR, class Offset, class Ordinal, class Value, class XValue, class YValue, class Scalar>
+void bsr_launch_by_column(const BsrCudaArgs<Offset, Ordinal, Value, XValue, YValue, Scalar>& a) {
   const KernelLaunch launch = bsr_kernel_launch(BsrKernel::by_column, a.b, a.num_block_rows, a.grid_limit);
-  SPROCKET_CUDA_LAUNCH(launch, a.stream, bsr_by_column_kernel<NR>)(a.row_map, a.entries, a.values,
-                                                                   a.num_block_rows, a.b, a.alpha, a.x,
-                                                                   a.x_stride, a.beta, a.y, a.y_stride);
+  SPROCKET_CUDA_LAUNCH(launch, a.stream, bsr_by_column_kernel<NR, Offset, Ordinal, Value, XValue, YValue, Scalar>)(
+      a.row_map, a.entries, a.values, a.num_block_rows, a.b, a.alpha, a.x, a.x_stride, a.beta, a.y, a.y_stride);
   check_launch("Sprocket::bsr_spmv", "bsr_by_column_kernel");
 }
 
-template <class Args>
-void bsr_launch_row_per_thread(const Args& a) {
+template <class Offset, class Ordinal, class Value, class XValue, class YValue, class Scalar>
+void bsr_launch_row_per_thread(const BsrCudaArgs<Offset, Ordinal, Value, XValue, YValue, Scalar>& a) {
   const KernelLaunch launch = bsr_kernel_launch(BsrKernel::row_per_thread, a.b, a.num_block_rows, a.grid_limit);
-  SPROCKET_CUDA_LAUNCH(launch, a.stream, bsr_row_per_thread_kernel)(a.row_map, a.entries, a.values,
-                                                                    a.num_block_rows, a.b, a.alpha, a.x,
-                                                                    a.x_stride, a.beta, a.y, a.y_stride);
+  SPROCKET_CUDA_LAUNCH(launch, a.stream, bsr_row_per_thread_kernel<Offset, Ordinal, Value, XValue, YValue, Scalar>)(
+      a.row_map, a.entries, a.values, a.num_block_rows, a.b, a.alpha, a.x, a.x_stride, a.beta, a.y, a.y_stride);
   check_launch("Sprocket::bsr_spmv", "bsr_row_per_thread_kernel");
 }
 

@@ -33,16 +33,20 @@ struct KernelLaunch {
 
 /// SPROCKET_CUDA_LAUNCH(launch, stream, kernel)(args...): kernel<<<grid, block, shared, stream>>>
 /// (args...) on the GPU; on the CPU emulation the same kernel runs there, block by block, every
-/// thread a fiber. `kernel` may be a template-id with commas, or a function pointer.
+/// thread a fiber. `kernel` names one instance, a constant: a function, or a template-id with all
+/// its template arguments (commas allowed), none left to deduction from the arguments. The
+/// emulation records which instance ran (cuda_emulation::LaunchRecord::instance), so that the
+/// tests can tell a variant from another of the same template.
 #if defined(KOKKOS_ENABLE_CUDA)
 #define SPROCKET_CUDA_LAUNCH(launch, stream, ...) \
   __VA_ARGS__<<<(launch).grid, (launch).block, (launch).shared_bytes, (stream)>>>
 #else
-#define SPROCKET_CUDA_LAUNCH(launch, stream, ...)                                                    \
-  ::Sprocket::cuda_emulation::launch_kernel((launch).grid, (launch).block, (launch).shared_bytes,   \
-                                            (launch).launch_bound, (stream), #__VA_ARGS__, __FILE__, \
-                                            __LINE__, [&](auto... sprocket_kernel_args) {           \
-                                              __VA_ARGS__(sprocket_kernel_args...);                 \
+#define SPROCKET_CUDA_LAUNCH(launch, stream, ...)                                                                  \
+  ::Sprocket::cuda_emulation::launch_kernel((launch).grid, (launch).block, (launch).shared_bytes,                 \
+                                            (launch).launch_bound, (stream), #__VA_ARGS__,                         \
+                                            ::Sprocket::cuda_emulation::kernel_instance<__VA_ARGS__>(), __FILE__, \
+                                            __LINE__, [&](auto... sprocket_kernel_args) {                         \
+                                              __VA_ARGS__(sprocket_kernel_args...);                               \
                                             })
 #endif
 

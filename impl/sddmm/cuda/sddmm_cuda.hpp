@@ -317,7 +317,7 @@ void sddmm_aspt(const Space& space, const SddmmAnalysis<Scalar, Ordinal, Offset,
                   " bytes of shared memory for sddmm_aspt_kernel failed: " + cudaGetErrorName(err) + ": " +
                   cudaGetErrorString(err));
   }
-  SPROCKET_CUDA_LAUNCH(launch, stream, aspt_kernel)(args);
+  SPROCKET_CUDA_LAUNCH(launch, stream, sddmm_aspt_kernel<Scalar, Ordinal, Offset>)(args);
   check_launch("Sprocket::sddmm", "sddmm_aspt_kernel");
 }
 

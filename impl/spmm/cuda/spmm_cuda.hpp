@@ -379,7 +379,7 @@ void spmm_aspt(const Space& space, const Layout& L, Scalar alpha, const BView& B
                       " bytes of shared memory for spmm_aspt_kernel failed: " + cudaGetErrorName(err) + ": " +
                       cudaGetErrorString(err));
       }
-      SPROCKET_CUDA_LAUNCH(launch, stream, aspt_kernel)(args);
+      SPROCKET_CUDA_LAUNCH(launch, stream, spmm_aspt_kernel<G, CF, Scalar, Ordinal, Offset>)(args);
       check_launch("Sprocket::spmm", "spmm_aspt_kernel");
     } else {
       throw Error("Sprocket::spmm (CUDA): the ASpT kernel is not compiled for " + std::to_string(CF) +

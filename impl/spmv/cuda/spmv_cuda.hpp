@@ -160,9 +160,10 @@ auto spmv_bin_vrows(const Args& a, const Bin& bin) {
   return a.direct_rows ? nullptr : bin.vrows.data();
 }
 
-template <int X, class Args, class Bin, class Columns>
-void spmv_launch_subvector(const Args& a, const Bin& bin, const Columns& columns, const KernelLaunch& launch) {
-  SPROCKET_CUDA_LAUNCH(launch, a.stream, spmv_subvector_kernel<X>)(
+template <int X, class Offset, class Ordinal, class XValue, class Scalar, class Bin, class Columns>
+void spmv_launch_subvector(const SpmvCudaArgs<Offset, Ordinal, XValue, Scalar>& a, const Bin& bin,
+                           const Columns& columns, const KernelLaunch& launch) {
+  SPROCKET_CUDA_LAUNCH(launch, a.stream, spmv_subvector_kernel<X, Offset, Columns, Ordinal, XValue, Scalar>)(
       a.row_map, columns, a.values, spmv_bin_vrows(a, bin), a.bounds, spmv_bin_slots(a, bin), bin.rows_per_vrow,
       a.alpha, a.x, a.x_stride, a.beta, a.y, a.y_stride);
   check_launch("Sprocket::spmv", "spmv_subvector_kernel");
@@ -171,13 +172,13 @@ void spmv_launch_subvector(const Args& a, const Bin& bin, const Columns& columns
 /// One bin by its kernel. thread_per_row and subvectorX read the entries' columns through
 /// `columns` (the schedule's compressed copy or A's own indices); team_per_row always reads A's
 /// own (the schedule compresses only schedules without it).
-template <class Args, class Bin, class Columns>
-void spmv_launch_bin(const Args& a, const Bin& bin, const Columns& columns) {
+template <class Offset, class Ordinal, class XValue, class Scalar, class Bin, class Columns>
+void spmv_launch_bin(const SpmvCudaArgs<Offset, Ordinal, XValue, Scalar>& a, const Bin& bin, const Columns& columns) {
   if (bin.num_vrows <= 0) return;
   const KernelLaunch launch = spmv_bin_launch(bin.kernel, bin.num_vrows, bin.rows_per_vrow, a.grid_limit);
   switch (bin.kernel) {
     case SpmvKernel::thread_per_row:
-      SPROCKET_CUDA_LAUNCH(launch, a.stream, spmv_thread_per_row_kernel)(
+      SPROCKET_CUDA_LAUNCH(launch, a.stream, spmv_thread_per_row_kernel<Offset, Columns, Ordinal, XValue, Scalar>)(
           a.row_map, columns, a.values, spmv_bin_vrows(a, bin), a.bounds, spmv_bin_slots(a, bin), bin.rows_per_vrow,
           a.alpha, a.x, a.x_stride, a.beta, a.y, a.y_stride);
       check_launch("Sprocket::spmv", "spmv_thread_per_row_kernel");
@@ -188,7 +189,7 @@ void spmv_launch_bin(const Args& a, const Bin& bin, const Columns& columns) {
     case SpmvKernel::subvector16: spmv_launch_subvector<16>(a, bin, columns, launch); break;
     case SpmvKernel::subvector32: spmv_launch_subvector<32>(a, bin, columns, launch); break;
     case SpmvKernel::team_per_row:
-      SPROCKET_CUDA_LAUNCH(launch, a.stream, spmv_team_per_row_kernel)(
+      SPROCKET_CUDA_LAUNCH(launch, a.stream, spmv_team_per_row_kernel<Offset, Ordinal, XValue, Scalar>)(
           a.row_map, a.entries, a.values, bin.vrows.data(), a.bounds, bin.num_vrows, a.alpha, a.x, a.x_stride,
           a.beta, a.y, a.y_stride);
       check_launch("Sprocket::spmv", "spmv_team_per_row_kernel");
@@ -199,25 +200,27 @@ void spmv_launch_bin(const Args& a, const Bin& bin, const Columns& columns) {
   }
 }
 
-template <class Args, class Sched>
-void spmv_launch_split_rows(const Args& a, const Sched& s) {
+template <class Offset, class Ordinal, class XValue, class Scalar, class Sched>
+void spmv_launch_split_rows(const SpmvCudaArgs<Offset, Ordinal, XValue, Scalar>& a, const Sched& s) {
   if (s.num_split_rows <= 0) return;
   const KernelLaunch scale = spmv_split_scale_launch(s.num_split_rows, a.grid_limit);
-  SPROCKET_CUDA_LAUNCH(scale, a.stream, spmv_split_scale_kernel)(s.split_rows.data(), s.num_split_rows, a.beta, a.y,
-                                                               a.y_stride);
+  SPROCKET_CUDA_LAUNCH(scale, a.stream, spmv_split_scale_kernel<Ordinal, Scalar>)(s.split_rows.data(),
+                                                                                 s.num_split_rows, a.beta, a.y,
+                                                                                 a.y_stride);
   check_launch("Sprocket::spmv", "spmv_split_scale_kernel");
   if (s.num_split_chunks <= 0) return;
   const KernelLaunch chunks = spmv_split_chunk_launch(s.num_split_chunks, a.grid_limit);
-  SPROCKET_CUDA_LAUNCH(chunks, a.stream, spmv_split_chunk_kernel)(
+  SPROCKET_CUDA_LAUNCH(chunks, a.stream, spmv_split_chunk_kernel<Offset, Ordinal, XValue, Scalar>)(
       a.row_map, a.entries, a.values, s.split_rows.data(), s.split_chunk_begin.data(), s.chunk_split_index.data(),
       s.num_split_chunks, s.split_chunk, a.alpha, a.x, a.x_stride, a.y, a.y_stride);
   check_launch("Sprocket::spmv", "spmv_split_chunk_kernel");
 }
 
 /// The row-block kernel with its rows summed by lanes per row or along the merge path (MergeSum).
-template <bool MergeSum, class Args, class Sched>
-void spmv_launch_row_blocks_kernel(const Args& a, const Sched& s, const KernelLaunch& launch, int64_t num_blocks) {
-  SPROCKET_CUDA_LAUNCH(launch, a.stream, spmv_row_blocks_kernel<MergeSum>)(
+template <bool MergeSum, class Offset, class Ordinal, class XValue, class Scalar, class Sched>
+void spmv_launch_row_blocks_kernel(const SpmvCudaArgs<Offset, Ordinal, XValue, Scalar>& a, const Sched& s,
+                                   const KernelLaunch& launch, int64_t num_blocks) {
+  SPROCKET_CUDA_LAUNCH(launch, a.stream, spmv_row_blocks_kernel<MergeSum, Offset, Ordinal, XValue, Scalar>)(
       a.row_map, a.entries, a.values, a.bounds, num_blocks, s.split_row_threshold, s.split_rows.data(),
       s.split_chunk_begin.data(), s.chunk_split_index.data(), s.num_split_chunks, s.split_chunk, a.alpha, a.x,
       a.x_stride, a.beta, a.y, a.y_stride);
@@ -225,13 +228,14 @@ void spmv_launch_row_blocks_kernel(const Args& a, const Sched& s, const KernelLa
 
 /// Row blocks: the split rows scaled by beta (when there are any), then one launch for the row
 /// blocks and the split rows' chunks.
-template <class Args, class Sched>
-void spmv_launch_row_blocks(const Args& a, const Sched& s) {
+template <class Offset, class Ordinal, class XValue, class Scalar, class Sched>
+void spmv_launch_row_blocks(const SpmvCudaArgs<Offset, Ordinal, XValue, Scalar>& a, const Sched& s) {
   const int64_t num_blocks = static_cast<int64_t>(s.vrow_bounds.extent(0)) - 1;
   if (s.num_split_rows > 0) {
     const KernelLaunch scale = spmv_split_scale_launch(s.num_split_rows, a.grid_limit);
-    SPROCKET_CUDA_LAUNCH(scale, a.stream, spmv_split_scale_kernel)(s.split_rows.data(), s.num_split_rows, a.beta,
-                                                                 a.y, a.y_stride);
+    SPROCKET_CUDA_LAUNCH(scale, a.stream, spmv_split_scale_kernel<Ordinal, Scalar>)(s.split_rows.data(),
+                                                                                   s.num_split_rows, a.beta, a.y,
+                                                                                   a.y_stride);
     check_launch("Sprocket::spmv", "spmv_split_scale_kernel");
   }
   if (num_blocks + s.num_split_chunks <= 0) return;
