@@ -466,7 +466,10 @@ TEST(SpgemmCudaEmulated, UniformBlocksOfSeveralRowsWithCompoundKeys) {
     };
     check(d.an.cuda);
     check(f.an.cuda);
-    EXPECT_TRUE(launched(d.symbolic_launches, "spgemm_symbolic_hash_kernel", 64, 1280 - 640))
+    // The smallest configuration's launch: its threads, its table as the dynamic shared memory.
+    const auto& smallest = d.an.cuda.configs[3];
+    EXPECT_TRUE(launched(d.symbolic_launches, "spgemm_symbolic_hash_kernel", static_cast<unsigned>(smallest.threads),
+                         static_cast<size_t>(smallest.table_bytes)))
         << launches_text(d.symbolic_launches);
     EXPECT_EQ(launches_of(d.symbolic_launches, "spgemm_bin_kernel"), 0);
     EXPECT_GT(d.numeric_counters[Impl::spgemm_counter_multi_row_blocks], 0);
