@@ -893,14 +893,20 @@ void expect_check_catches(const std::string& args, const std::string& corrupted,
 
 // --check fails for every kernel when one candidate's result is wrong: ours, and a peer (each
 // graphblas peer too where the build has it: its result goes through a copy of its own).
-TEST(SprocketBench, CheckCatchesAWrongSpmvResult) {
-  std::vector<std::string> peers{"kk"};
+/// `kernel_args` compared with `peers` and the graphblas peer where the build has it: ours and
+/// each peer corrupted in turn (expect_check_catches). Returns the arguments with --compare.
+std::string expect_each_corruption_caught(const std::string& kernel_args, std::vector<std::string> peers) {
   if (built_with_graphblas()) peers.push_back("graphblas");
   std::string compare;
   for (const std::string& p : peers) compare += (compare.empty() ? "" : ",") + p;
-  const std::string args = "--kernel spmv --matrix gen:poisson2d:n=8 --compare " + compare;
+  const std::string args = kernel_args + " --compare " + compare;
   expect_check_catches(args, "sprocket", peers);
   for (const std::string& p : peers) expect_check_catches(args, p, peers);
+  return args;
+}
+
+TEST(SprocketBench, CheckCatchesAWrongSpmvResult) {
+  expect_each_corruption_caught("--kernel spmv --matrix gen:poisson2d:n=8", {"kk"});
   // beta != 0: y starts from y0 in the check, not from NaN.
   expect_check_catches("--kernel spmv --matrix gen:poisson2d:n=8 --compare kk --beta 0.5", "kk", {"kk"});
 }
@@ -918,25 +924,14 @@ TEST(SprocketBench, CheckCatchesAWrongSpmmResult) {
 }
 
 TEST(SprocketBench, CheckCatchesAWrongSddmmResult) {
-  std::vector<std::string> peers{"kokkos_team"};
-  if (built_with_graphblas()) peers.push_back("graphblas");
-  std::string compare;
-  for (const std::string& p : peers) compare += (compare.empty() ? "" : ",") + p;
-  const std::string args = "--kernel sddmm --matrix gen:poisson2d:n=8 --k 3 --compare " + compare;
-  expect_check_catches(args, "sprocket", peers);
-  for (const std::string& p : peers) expect_check_catches(args, p, peers);
+  expect_each_corruption_caught("--kernel sddmm --matrix gen:poisson2d:n=8 --k 3", {"kokkos_team"});
 }
 
 // The full product and the numeric re-runs of the corrupted implementation are all wrong; the
 // numeric ratios (numeric_ratio_vs_<peer>) are withheld like the others.
 TEST(SprocketBench, CheckCatchesAWrongSpgemmResult) {
-  std::vector<std::string> peers{"kk", "kk_unsorted"};
-  if (built_with_graphblas()) peers.push_back("graphblas");
-  std::string compare;
-  for (const std::string& p : peers) compare += (compare.empty() ? "" : ",") + p;
-  const std::string args = "--kernel spgemm --matrix gen:poisson2d:n=8 --compare " + compare;
-  expect_check_catches(args, "sprocket", peers);
-  for (const std::string& p : peers) expect_check_catches(args, p, peers);
+  const std::string args =
+      expect_each_corruption_caught("--kernel spgemm --matrix gen:poisson2d:n=8", {"kk", "kk_unsorted"});
   const Output out = run_bench(args + quick, "env SPROCKET_BENCH_CORRUPT=kk");
   EXPECT_NE(out.err.find("check FAILED for kk default on gen:poisson2d:n=8 (first numeric re-run"), std::string::npos)
       << out.err;
