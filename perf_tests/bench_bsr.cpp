@@ -315,7 +315,7 @@ int run_matrix(type_tag<Scalar>, type_tag<Offset>, const Args& args, const std::
       args.peers.empty() ? std::vector<std::string>{"kk", "csr"} : args.peers;
   for (const std::string& peer : peers) {
     if (peer == "kk") {
-      Candidate c = fastest_candidate("kk", kk::spmv_ways<Scalar, Offset>(C, alpha, x, beta, y), -1,
+      Candidate c = fastest_candidate("kk", [&] { return kk::spmv_ways<Scalar, Offset>(C, alpha, x, beta, y); }, -1,
                                       "KokkosSparse::spmv on the CSR, the fastest of the ways Kokkos Kernels offers");
       c.details.set("peer_march", kk::peers_march());
       c.bytes = csr_bytes;

@@ -276,17 +276,22 @@ inline Timing summarize(std::vector<double> t) {
   return s;
 }
 
-/// Times every function `repeat` times after `warmup` untimed calls each, interleaved: repeat r
-/// runs fns[0], fns[1], ... in turn, so drift (clocks, temperature, other load) hits every
-/// implementation alike. Each call is timed alone between two Kokkos::fence() calls. after[i], where
-/// given (and not empty), runs untimed after every call of fns[i], warm-ups included: it drops what
-/// the call produced (spgemm: the C each product allocates), so the runs hold one result at a time.
+/// Times every function `repeat` times after `warmup` untimed calls each, interleaved and rotated:
+/// repeat r runs fns[r mod n], fns[r mod n + 1], ... fns[r mod n - 1] in turn (n functions), and
+/// warm-up round w likewise starts at fns[w mod n]. Interleaving makes drift (clocks, temperature,
+/// other load) hit every implementation alike; rotating makes the warmth of the caches do so too:
+/// the function that runs right after another finds the matrix and vectors they share in the
+/// caches, and with a fixed order that was always the same peer, after ours (sprocket-bench's
+/// "order": "rotated"). Each call is timed alone between two Kokkos::fence() calls. after[i],
+/// where given (and not empty), runs untimed after every call of fns[i], warm-ups included: it
+/// drops what the call produced (spgemm: the C each product allocates), so the runs hold one
+/// result at a time.
 ///
 /// consecutive (sprocket-bench --order consecutive): each function instead runs its warm-up and
-/// then its `repeat` timed calls back to back before the next one starts: every implementation
-/// finds its own operands in the caches, as in a loop that calls it alone. The default
-/// (interleaved) is what every published table uses; the other order shows how much a peer or we
-/// owe to that warmth.
+/// then its `repeat` timed calls back to back before the next one starts, in the order given
+/// (nothing to rotate: each finds its own operands in the caches after its warm-up, as in a loop
+/// that calls it alone). The default (rotated) is what every published table uses; the other
+/// order shows how much a peer or we owe to that warmth.
 inline std::vector<Timing> time_interleaved(const std::vector<std::function<void()>>& fns, int warmup,
                                             int repeat, const std::vector<std::function<void()>>& after = {},
                                             bool consecutive = false) {
@@ -315,14 +320,16 @@ inline std::vector<Timing> time_interleaved(const std::vector<std::function<void
       for (int r = 0; r < repeat; ++r) timed_call(i);
     }
   } else {
+    const size_t n = fns.size();
     for (int w = 0; w < warmup; ++w)
-      for (size_t i = 0; i < fns.size(); ++i) {
+      for (size_t k = 0; k < n; ++k) {
+        const size_t i = (static_cast<size_t>(w) + k) % n;
         fns[i]();
         tidy(i);
       }
     Kokkos::fence();
     for (int r = 0; r < repeat; ++r)
-      for (size_t i = 0; i < fns.size(); ++i) timed_call(i);
+      for (size_t k = 0; k < n; ++k) timed_call((static_cast<size_t>(r) + k) % n);
   }
   std::vector<Timing> out;
   for (auto& s : samples) out.push_back(summarize(std::move(s)));

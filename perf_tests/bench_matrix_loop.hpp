@@ -144,16 +144,50 @@ inline Candidate candidate(std::string impl, std::string variant, std::function<
   return c;
 }
 
+/// A peer's set-up as a user of it pays it, the trial of its ways included: an expert who picks
+/// the fastest of a library's algorithms on a problem runs them on it first, as our analysis looks
+/// at the matrix first, so the trial is set-up like our analysis (and enters
+/// ratio_vs_<peer>_incl_setup_<n> alike). setup_seconds = prepare_seconds (the peer's own
+/// preparation before the trial: handles, partitioning, optimisation; < 0: none) + trial_seconds;
+/// the parts are on the line as peer_prepare_seconds and peer_trial_seconds.
+inline void count_trial_as_setup(Candidate& c, double prepare_seconds, double trial_seconds) {
+  c.setup_seconds = std::max(0.0, prepare_seconds) + trial_seconds;
+  if (prepare_seconds >= 0) c.details.set("peer_prepare_seconds", prepare_seconds);
+  c.details.set("peer_trial_seconds", trial_seconds);
+}
+
 /// A peer that offers several ways to run the operation (fastest_way): its candidate runs the
 /// fastest, peer_algorithm names it and peer_trials gives each way's median from the trial.
+/// setup_seconds is the peer's preparation before the trial (< 0: none measured); the trial's
+/// seconds are added to it (count_trial_as_setup).
 inline Candidate fastest_candidate(std::string impl, const std::vector<Way>& ways, double setup_seconds = -1,
                                    std::string note = "") {
   std::string trials;
-  const size_t best = fastest_way(ways, &trials);
-  Candidate c = candidate(std::move(impl), "default", ways.at(best).run, setup_seconds, std::move(note));
+  size_t best = 0;
+  Kokkos::fence();
+  const double trial_seconds = seconds_of([&] {
+    best = fastest_way(ways, &trials);
+    Kokkos::fence();
+  });
+  Candidate c = candidate(std::move(impl), "default", ways.at(best).run, -1, std::move(note));
   c.peer_algorithm = ways[best].name;
   if (ways.size() > 1) c.details.set("peer_trials", trials);
+  count_trial_as_setup(c, setup_seconds, trial_seconds);
   return c;
+}
+
+/// fastest_candidate on the ways make_ways() returns: what building them takes (Kokkos Kernels'
+/// row partitioning, a handle per way) is the peer's preparation, timed (fenced) and added to
+/// setup_seconds before the trial.
+template <class MakeWays, class = std::enable_if_t<std::is_invocable_r_v<std::vector<Way>, MakeWays&>>>
+Candidate fastest_candidate(std::string impl, MakeWays&& make_ways, double setup_seconds = -1, std::string note = "") {
+  std::vector<Way> ways;
+  Kokkos::fence();
+  const double prepare_seconds = seconds_of([&] {
+    ways = make_ways();
+    Kokkos::fence();
+  });
+  return fastest_candidate(std::move(impl), ways, std::max(0.0, setup_seconds) + prepare_seconds, std::move(note));
 }
 
 /// An object built by make_shared<T>(args...) and the seconds its construction took (fenced
@@ -262,7 +296,7 @@ int measure_section(const Args& args, const Section& section, const std::vector<
         .set("bytes", static_cast<int64_t>(bytes))
         .set("repeat", args.repeat);
     r.merge(section.problem_keys);
-    if (args.consecutive) r.set("order", "consecutive");
+    r.set("order", args.consecutive ? "consecutive" : "rotated");
     r.set("warmup", args.warmup)
         .set("seconds_min", t[c].min)
         .set("seconds_max", t[c].max)

@@ -195,7 +195,7 @@ int run_matrix(type_tag<Scalar>, type_tag<Offset>, const Args& args, const std::
   }
   for (const std::string& peer : args.peers) {
     if (peer == "kk") {
-      Candidate c = fastest_candidate("kk", kk::spmv_ways<Scalar, Offset>(A, alpha, x, beta, y), -1,
+      Candidate c = fastest_candidate("kk", [&] { return kk::spmv_ways<Scalar, Offset>(A, alpha, x, beta, y); }, -1,
                                       "KokkosSparse::spmv, the fastest of the ways Kokkos Kernels offers (peer_trials)");
       c.details.set("peer_march", kk::peers_march());
       candidates.push_back(std::move(c));

@@ -220,6 +220,7 @@ struct Ways {
   size_t chosen = 0;
   double first_seconds = 0;
   double setup_seconds = 0;
+  double trial_seconds = 0;  ///< the trial of every way (first calls included), after the set-up
   std::string trials;
 
   void add(std::string name, std::function<void()> run) {
@@ -250,6 +251,8 @@ struct Ways {
     }
     first_seconds = first[chosen];
     trials = os.str();
+    trial_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count() - setup_seconds;
   }
   void run() const { runs[chosen](); }
 };
@@ -300,6 +303,7 @@ class Spmv final : public SpmvOp {
   std::string trials() const override { return ways_.trials; }
   double first_use_seconds() const override { return ways_.first_seconds; }
   double setup_seconds() const override { return ways_.setup_seconds; }
+  double trial_seconds() const override { return ways_.trial_seconds; }
   std::string note() const override {
     return "GrB_mxv on GraphBLAS's own copies of A (CSR, alpha folded in) and x (full); " + algorithm() +
            " chosen of w(:) = 0, w += A*u (mxv_accum_full) and w = A*u (mxv_new); " + thread_text(c_);
@@ -344,6 +348,7 @@ class Spmm final : public SpmmOp {
   std::string trials() const override { return ways_.trials; }
   double first_use_seconds() const override { return ways_.first_seconds; }
   double setup_seconds() const override { return ways_.setup_seconds; }
+  double trial_seconds() const override { return ways_.trial_seconds; }
   std::string note() const override {
     return "GrB_mxm on GraphBLAS's own copies of A (CSR, alpha folded in) and B (full by row); " + algorithm() +
            " chosen of C(:,:) = 0, C += A*B into C full by row (mxm_accum_full) and C = A*B (mxm_new); " +
@@ -399,6 +404,7 @@ class Sddmm final : public SddmmOp {
   std::string trials() const override { return ways_.trials; }
   double first_use_seconds() const override { return ways_.first_seconds; }
   double setup_seconds() const override { return ways_.setup_seconds; }
+  double trial_seconds() const override { return ways_.trial_seconds; }
   std::string note() const override {
     return "GrB_mxm(C<S, structural, replace>, PLUS_TIMES, A, B') on GraphBLAS's own copies of S (iso pattern), A "
            "(alpha folded in) and B (both full by row); " +
@@ -475,6 +481,7 @@ class Spgemm final : public SpgemmOp {
   std::string trials() const override { return ways_.trials; }
   double first_use_seconds() const override { return ways_.first_seconds; }
   double setup_seconds() const override { return ways_.setup_seconds; }
+  double trial_seconds() const override { return ways_.trial_seconds; }
   std::string note() const override {
     return std::string("GrB_mxm(C, PLUS_TIMES, A, ") + (square_ ? "A" : "B") +
            ") on GraphBLAS's own CSR copies, a new C per call, then GrB_Matrix_wait(C, GrB_MATERIALIZE); " +

@@ -46,6 +46,9 @@ class Op {
   virtual double first_use_seconds() const = 0;
   /// Seconds of the set-up proper: GraphBLAS's copies of the operands (not the trials).
   virtual double setup_seconds() const = 0;
+  /// Seconds of the trial of the ways (first calls included): set-up as a user pays it, as an
+  /// expert picking the fastest way runs them on the problem first.
+  virtual double trial_seconds() const = 0;
   virtual std::string note() const = 0;
 };
 

@@ -88,12 +88,32 @@ TEST(BenchRecords, InterleavedAndConsecutiveOrders) {
   const std::vector<std::function<void()>> fns{[&] { sequence += 'a'; }, [&] { sequence += 'b'; }};
   const std::vector<std::function<void()>> after{[&] { sequence += '.'; }, {}};
   auto t = sprocket_bench::time_interleaved(fns, 1, 2, after);
-  EXPECT_EQ(sequence, "a.ba.ba.b") << "warm-up round, then repeat r calls a and b in turn";
+  EXPECT_EQ(sequence, "a.ba.bba.") << "warm-up round, then repeat r calls a and b in turn, from fns[r mod 2]";
   ASSERT_EQ(t.size(), 2u);
   sequence.clear();
   t = sprocket_bench::time_interleaved(fns, 1, 2, after, true);
   EXPECT_EQ(sequence, "a.a.a.bbb") << "each function's warm-up and timed calls back to back";
   ASSERT_EQ(t.size(), 2u);
+  for (const auto& timing : t) EXPECT_GE(timing.max, timing.min);
+}
+
+// The interleaved order rotates: repeat r (and warm-up round w) starts with fns[r mod n], so no
+// implementation, ours included, always runs first (a cold start) or always right after the same
+// one (finding the operands they share in the caches). Three functions, one warm-up, three
+// repeats: each function starts one round, and each is run right after each of the others.
+TEST(BenchRecords, InterleavedOrderRotatesTheFirstCandidate) {
+  std::string sequence;
+  const std::vector<std::function<void()>> fns{
+      [&] { sequence += 'a'; }, [&] { sequence += 'b'; }, [&] { sequence += 'c'; }};
+  const auto t = sprocket_bench::time_interleaved(fns, 1, 3);
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(sequence.substr(0, 3), "abc") << "warm-up round 0 starts at fns[0]";
+  EXPECT_EQ(sequence.substr(3), "abcbcacab") << "repeat r starts at fns[r mod 3]";
+  // Two warm-up rounds: the second starts at fns[1] as well.
+  sequence.clear();
+  sprocket_bench::time_interleaved(fns, 2, 1);
+  EXPECT_EQ(sequence, "abcbcaabc");
+  // Every function ran first in one timed repeat, and each got `repeat` samples.
   for (const auto& timing : t) EXPECT_GE(timing.max, timing.min);
 }
 

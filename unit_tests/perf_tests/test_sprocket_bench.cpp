@@ -744,7 +744,9 @@ void expect_graphblas_line(const Object& r, const std::set<std::string>& ways) {
   expect_string(r, "peer_version");
   expect_number(r, "peer_first_use_seconds");
   expect_number(r, "copy_seconds");
-  EXPECT_EQ(r.count("setup_seconds"), 0u) << show(r);  // its copies are not a set-up of the peer
+  // Its copies are not a set-up of the peer; the trial of its ways is, and is all of it.
+  expect_number(r, "peer_trial_seconds");
+  EXPECT_EQ(text(r, "setup_seconds"), text(r, "peer_trial_seconds")) << show(r);
 }
 
 // The graphblas peers of spmv (GrB_mxv) and spmm (GrB_mxm with a full B), Debian's (graphblas) and
@@ -974,10 +976,84 @@ TEST(SprocketBench, ConsecutiveOrderIsRecorded) {
     expect_matrix_line(r, "spmv", matrix, 2, 1);
     EXPECT_EQ(text(r, "order"), "consecutive") << show(r);
   }
-  // The default order (interleaved, what the published tables use) adds no key.
+  // The default order (interleaved and rotated between repeats, what the published tables use).
   const Output plain = run_bench("--kernel spmv --matrix " + matrix + quick);
   ASSERT_EQ(plain.status, 0) << plain.out << plain.err;
-  for (const Object& r : json_lines(plain)) EXPECT_EQ(r.count("order"), 0u) << show(r);
+  for (const Object& r : json_lines(plain)) EXPECT_EQ(text(r, "order"), "rotated") << show(r);
+}
+
+/// A peer line whose set-up counts the trial of its ways (count_trial_as_setup): setup_seconds =
+/// peer_prepare_seconds (where there is one) + peer_trial_seconds.
+void expect_trial_in_setup(const Object& r) {
+  expect_number(r, "peer_trial_seconds");
+  expect_number(r, "setup_seconds");
+  const double prepare = r.count("peer_prepare_seconds") ? number(r, "peer_prepare_seconds") : 0.0;
+  EXPECT_GE(prepare, 0.0) << show(r);
+  EXPECT_GE(number(r, "setup_seconds"), number(r, "peer_trial_seconds")) << show(r);
+  EXPECT_NEAR(number(r, "setup_seconds"), prepare + number(r, "peer_trial_seconds"),
+              1e-5 * number(r, "setup_seconds") + 1e-9)
+      << show(r);
+}
+
+// Each peer's own preparation is its set-up, as our analysis is ours: the trial of Kokkos
+// Kernels' ways (every one run 6 times on the problem: SpMV's and BSR's on OpenMP, SpGEMM's 4
+// algorithms) and, for SpMV, the ways' building (its row partitioning), and GraphBLAS's trial of
+// its ways, all in setup_seconds, and so in ratio_vs_<peer>_incl_setup_<n> (expect_ratios).
+TEST(SprocketBench, PeerSetupIncludesTheTrialOfItsWays) {
+  std::string graphblas = built_with_graphblas() ? ",graphblas" : "";
+  const std::vector<std::pair<std::string, std::string>> runs{
+      {"spmv", "--kernel spmv --matrix gen:poisson2d:n=12 --compare kk" + graphblas},
+      {"bsr", "--kernel bsr --matrix gen:elasticity:n=4,dof=3 --compare kk"},
+      {"spgemm", "--kernel spgemm --matrix gen:poisson2d:n=12 --compare kk" + graphblas}};
+  for (const auto& [kernel, args] : runs) {
+    const Output out = run_bench(args + quick);
+    ASSERT_EQ(out.status, 0) << out.out << out.err;
+    const std::vector<Object> lines = json_lines(out);
+    int peers = 0;
+    for (const Object& r : lines) {
+      if (text(r, "impl") == "sprocket") continue;
+      ++peers;
+      expect_trial_in_setup(r);
+      if (text(r, "impl") == "kk") {
+        // Several ways, each run: the trial took time (a single way would not be tried).
+        EXPECT_NE(text(r, "peer_trials").find(", "), std::string::npos) << show(r);
+        EXPECT_GT(number(r, "peer_trial_seconds"), 0.0) << show(r);
+        if (kernel != "spgemm") expect_number(r, "peer_prepare_seconds");
+      }
+    }
+    EXPECT_EQ(peers, graphblas.empty() || kernel == "bsr" ? 1 : 2) << kernel << "\n" << out.out;
+    if (kernel != "spgemm") expect_ratios(lines, {"kk"});
+  }
+}
+
+// The roof on every SpMV, BSR and SpMM line, ours and every peer's: the bytes it moves per apply,
+// its GB/s and, with --stream, that as a fraction of the triad of the same run.
+TEST(SprocketBench, RoofOnEveryLineOfSpmvBsrAndSpmm) {
+  const std::string graphblas = built_with_graphblas() ? ",graphblas" : "";
+  for (const std::string& args :
+       {"--kernel spmv --matrix gen:poisson2d:n=12 --compare kk" + graphblas,
+        std::string("--kernel bsr --matrix gen:elasticity:n=4,dof=3 --compare kk,csr"),
+        "--kernel spmm --matrix gen:poisson2d:n=12 --k 3 --layout both --compare kk,spmv" + graphblas}) {
+    const Output out = run_bench(args + " --stream --stream-size 4096" + quick);
+    ASSERT_EQ(out.status, 0) << out.out << out.err;
+    const std::vector<Object> all = json_lines(out);
+    ASSERT_GE(all.size(), 3u) << out.out;
+    ASSERT_EQ(text(all[1], "variant"), "triad") << out.out;
+    const double triad = number(all[1], "gbps");
+    ASSERT_GT(triad, 0.0) << out.out;
+    std::set<std::string> impls;
+    for (size_t i = 2; i < all.size(); ++i) {
+      const Object& r = all[i];
+      impls.insert(text(r, "impl"));
+      expect_integer(r, "bytes");
+      EXPECT_GT(number(r, "bytes"), 0.0) << show(r);
+      expect_number(r, "gbps");
+      expect_number(r, "stream_fraction");
+      EXPECT_NEAR(number(r, "stream_fraction"), number(r, "gbps") / triad, 1e-4 * number(r, "stream_fraction"))
+          << show(r);
+    }
+    EXPECT_GE(impls.size(), 3u) << args << ": ours and every peer";
+  }
 }
 
 TEST(SprocketBench, BadUsageExitsTwoNamingTheProblem) {
