@@ -41,8 +41,9 @@ const char* peers_march();
 /// KokkosSparse::spmv("N", alpha, A, x, beta, y), every way Kokkos Kernels 3.4 offers on this
 /// space: its default, the "schedule" control static and dynamic (host), and on OpenMP with
 /// doubles its raw OpenMP kernel over the graph's own row partitioning
-/// (StaticCrsGraph::create_block_partitioning, one block per thread: built here, untimed, as its
-/// users do once per matrix). A copy of A carries the partitioning.
+/// (StaticCrsGraph::create_block_partitioning, one block per thread: built here, once per matrix
+/// as its users build it; the bench counts it in the peer's set-up). A copy of A carries the
+/// partitioning.
 template <class Scalar, class Offset>
 std::vector<Way> spmv_ways(const Crs<Scalar, Offset>& A, Scalar alpha, const Vec<Scalar>& x, Scalar beta,
                            const Vec<Scalar>& y);
