@@ -241,7 +241,10 @@ class Neighbour:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except OSError:
                 pass
-        self.proc.wait()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            print(f"host_compare: the busy neighbour {self.proc.pid} did not stop", file=sys.stderr)
 
 
 NEIGHBOURS = []

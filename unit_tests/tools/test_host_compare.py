@@ -22,7 +22,7 @@ def run(out_dir, *args, env=None):
     environment.pop("SPROCKET_BENCH_CORRUPT", None)
     environment.update(env or {})
     return subprocess.run([sys.executable, DRIVER, "--bench", BENCH, "--quick", "--out-dir", out_dir,
-                           "--date", "2000-01-01", *args], capture_output=True, text=True, env=environment,
+                           "--date", "2000-01-01", "--process-timeout", "120", *args], capture_output=True, text=True, env=environment,
                           timeout=300)
 
 
