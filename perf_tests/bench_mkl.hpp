@@ -13,6 +13,8 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
+#include <cstdlib>
+#include <iostream>
 #include <limits>
 #include <memory>
 #include <stdexcept>
@@ -46,6 +48,23 @@ inline bool is_mkl_peer(const std::string& peer) { return peer == "mkl" || peer 
 
 #if defined(SPROCKET_BENCH_HAVE_MKL)
 namespace mkl {
+
+/// MKL's threads: as many as Kokkos' host space has. Unbound OpenMP threads (OMP_PROC_BIND unset)
+/// with MKL's parallel regions beside Kokkos' were seen to make every candidate's apply, ours and
+/// the peers', take about 8 ms on a 2-core VM: the run says so rather than publish such figures.
+inline void prepare_threads() {
+  set_threads(Kokkos::DefaultHostExecutionSpace().concurrency());
+  static const bool warned = [] {
+    const char* bind = std::getenv("OMP_PROC_BIND");
+    if (!bind || !*bind || std::string(bind) == "false")
+      std::cerr << "sprocket-bench: warning: OMP_PROC_BIND is not set: with the mkl peer's threads beside Kokkos' "
+                   "unbound ones every candidate may be slowed by scheduling (seen: about 8 ms per apply on 2 "
+                   "cores); run with OMP_PROC_BIND=spread OMP_PLACES=threads (the build script and "
+                   "perf_tests/host_compare.sh set them)\n";
+    return true;
+  }();
+  (void)warned;
+}
 
 /// MKL's view of a CSR or BSR of the bench: its own arrays, with an int row map (a copy when the
 /// bench's offsets are size_t: copy_seconds).
@@ -156,7 +175,7 @@ Candidate fastest_of(std::vector<std::pair<std::string, std::unique_ptr<Op>>> ma
 /// spmv: y = alpha A x + beta y on the bench's A, x and y.
 template <class Crs, class Vec>
 Candidate spmv_candidate(const Args& args, const Crs& A, const Vec& x, const Vec& y) {
-  set_threads(Kokkos::DefaultHostExecutionSpace().concurrency());
+  prepare_threads();
   const auto [csr, arrays] = csr_of(A);
   Candidate c = fastest_of(spmv_ways(csr, args.alpha, x.data(), args.beta, y.data(), expected_calls(args)),
                            "Intel MKL inspector-executor mkl_sparse_?_mv, the faster of a plain handle and a hinted, "
@@ -173,7 +192,7 @@ Candidate spmv_candidate(const Args& args, const Crs& A, const Vec& x, const Vec
 template <class Crs, class BsrMatrix, class Vec>
 Candidate bsr_candidate(const Args& args, const Crs& C, const BsrMatrix& A, const Vec& x, const Vec& y,
                         double csr_bytes, double bsr_bytes) {
-  set_threads(Kokkos::DefaultHostExecutionSpace().concurrency());
+  prepare_threads();
   const auto [csr, csr_arrays] = csr_of(C);
   const auto [bsr, bsr_arrays] = bsr_of(A);
   Candidate c = fastest_of(
@@ -191,7 +210,7 @@ Candidate bsr_candidate(const Args& args, const Crs& C, const BsrMatrix& A, cons
 /// spmm: C = alpha A B + beta C in B's and C's layout.
 template <class Crs, class Mat>
 Candidate spmm_candidate(const Args& args, const Crs& A, const Mat& B, const Mat& C) {
-  set_threads(Kokkos::DefaultHostExecutionSpace().concurrency());
+  prepare_threads();
   const auto [csr, arrays] = csr_of(A);
   Candidate c = fastest_of(spmm_ways(csr, args.alpha, dense_of(B), args.beta, dense_of(C), expected_calls(args)),
                            "Intel MKL inspector-executor mkl_sparse_?_mm in B's and C's layout, the faster of a plain "

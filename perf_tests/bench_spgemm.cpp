@@ -938,7 +938,7 @@ int run_matrix(type_tag<Scalar>, type_tag<Offset>, const Args& args, const std::
           // MKL's two products, each tried on this one (full products, released after each), the
           // faster kept; mkl sorts its output inside the time, mkl_unsorted leaves it as it comes.
           const bool sort = peer == "mkl";
-          mkl::set_threads(Kokkos::DefaultHostExecutionSpace().concurrency());
+          mkl::prepare_threads();
           const auto [a_csr, a_arrays] = mkl::csr_of(A);
           const auto [b_csr, b_arrays] = mkl::csr_of(B);
           const auto arrays = std::make_shared<std::pair<mkl::Arrays, mkl::Arrays>>(a_arrays, b_arrays);
