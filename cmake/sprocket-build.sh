@@ -18,6 +18,8 @@
 #   KOKKOS_PREFIX        use an existing Kokkos + Kokkos Kernels install instead of building one
 #   SPROCKET_JOBS        parallel build jobs (default nproc)
 #   SPROCKET_CCACHE      0 to compile without ccache (default: use it when installed)
+#   SPROCKET_MKL         0 to build the host configurations without sprocket-bench's mkl peer (default:
+#                        Intel MKL 2020.4 unpacked into the dependency cache, cmake/sprocket-mkl.sh)
 #   CCACHE_DIR           compiler cache (default $SPROCKET_DEPS_DIR/ccache, outside the checkout, so
 #                        a fresh clone on the same machine reuses the objects of earlier builds)
 set -euo pipefail
@@ -147,6 +149,21 @@ if [[ "$ACTION" == bench && "$CONFIG" != trilinos ]]; then
     cmake_args+=("-DSPROCKET_GRAPHBLAS9_ROOT=$GRAPHBLAS9_PREFIX")
   else
     say "no graphblas9 peer in this build (see the message above)"
+  fi
+fi
+# The mkl peer of sprocket-bench (host builds; every action, so that one build tree keeps one
+# configuration): Intel MKL 2020.4 from Debian's non-free archive, unpacked once into the dependency
+# cache (cmake/sprocket-mkl.sh; the machine's apt sources and default BLAS are left alone), so that
+# `make test` compiles the peer and runs its --check test and `make bench` measures it. SPROCKET_MKL=0
+# builds without it. Not under the sanitizers (MKL is not instrumented).
+if [[ "$CONFIG" == host || "$CONFIG" == kokkos4 ]]; then
+  if [[ "${SPROCKET_MKL:-1}" == 0 ]]; then
+    say "SPROCKET_MKL=0: no mkl peer in this build"
+    cmake_args+=(-DSPROCKET_BENCH_MKL=OFF)
+  else
+    MKL_PREFIX="$(bash "$ROOT/cmake/sprocket-mkl.sh" | tail -1)"
+    [[ -n "$MKL_PREFIX" ]] || { say "Intel MKL could not be unpacked (see above); SPROCKET_MKL=0 builds without it"; exit 1; }
+    cmake_args+=(-DSPROCKET_BENCH_MKL=ON "-DSPROCKET_MKL_ROOT=$MKL_PREFIX")
   fi
 fi
 mkdir -p "$ROOT/build"

@@ -2,6 +2,9 @@
 // variant) against, measured interleaved in the same run on the same x and y:
 //   kk        KokkosSparse::spmv on the original CSR (not the zero-filled one)
 //   csr       our own adaptive CSR SpMV (Sprocket::SpmvPlan, automatic) on the same CSR
+//   mkl       Intel MKL's inspector-executor mkl_sparse_?_mv on the CSR (plain and optimised) and on
+//             a BSR handle of our blocks (mkl_sparse_?_create_bsr, the same block size, optimised),
+//             the fastest kept (bench_mkl.hpp); host builds with MKL
 //   cusparse  cusparse<S|D>bsrmv (legacy BSR API, CUSPARSE_DIRECTION_ROW) on our BSR arrays,
 //             CUDA builds only
 // Default --compare: kk,csr.
@@ -20,6 +23,7 @@
 //                         * sizeof(Scalar) + their count * sizeof(int) + (block rows + 1) * 8
 //                         (int64 row map), + x and y; y's read-modify-writes of the transposed
 //                         products stay in cache for banded matrices and are not counted
+//   mkl:                  as BSR with int offsets (bsr_ie) or as CSR (csr_plain, csr_ie)
 //   CSR (kk, csr):        nnz * (sizeof(Scalar) + sizeof(int)) + (rows + 1) * sizeof(Offset)
 //   both:                 + cols * sizeof(Scalar) (x) + rows * sizeof(Scalar) (y; twice when beta != 0)
 // Flops per apply: 2 * CSR nnz (the useful flops) for everyone.
@@ -39,6 +43,7 @@
 #include "bench_common.hpp"
 #include "bench_cusparse.hpp"
 #include "bench_kk_peers.hpp"
+#include "bench_mkl.hpp"
 #include "bench_matrix_loop.hpp"
 
 namespace sprocket_bench {
@@ -320,6 +325,13 @@ int run_matrix(type_tag<Scalar>, type_tag<Offset>, const Args& args, const std::
       c.details.set("peer_march", kk::peers_march());
       c.bytes = csr_bytes;
       candidates.push_back(std::move(c));
+    } else if (peer == "mkl") {
+#if defined(SPROCKET_BENCH_HAVE_MKL)
+      // MKL's BSR handle on our block arrays (32-bit row map: the bytes count int offsets).
+      candidates.push_back(mkl::bsr_candidate(args, C, A, x, y, csr_bytes, bsr_bytes(sizeof(int))));
+#else
+      mkl_not_built(peer);
+#endif
     } else if (peer == "csr") {
       const Timed<CsrPlan> csr = construct_timed<CsrPlan>(C);
       const std::shared_ptr<CsrPlan> plan = csr.object;
@@ -376,9 +388,10 @@ KernelEntry bsr_entry() {
   KernelEntry e = matrix_kernel_entry(
       "bsr",
       "block-CSR y = alpha A x + beta y: BsrSpmvPlan variants vs kk (KokkosSparse::spmv on the CSR), csr "
-      "(SpmvPlan), cusparse (bsrmv, CUDA); --block-size auto|b; default --compare kk,csr",
+      "(SpmvPlan), mkl (CSR or BSR inspector-executor), cusparse (bsrmv, CUDA); --block-size auto|b; default "
+      "--compare kk,csr",
       bsr::variant_names(), {"all"},  // all: expanded per matrix, the kernels that support its block size
-      {{"kk", true, ""}, {"csr", true, ""}, cusparse_peer()},
+      {{"kk", true, ""}, {"csr", true, ""}, mkl_peer(), cusparse_peer()},
       "sprocket-bench --kernel bsr --matrix gen:elasticity:n=40,dof=3 --compare kk,csr --check",
       [](auto... a) { return bsr::run_matrix(a...); });
   e.variant_aliases = bsr::variant_aliases();

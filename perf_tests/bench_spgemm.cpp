@@ -9,6 +9,10 @@
 //                (peer_algorithm, peer_trials; bench_kk_peers_impl.hpp); its output (unsorted in 3.4) sorted afterwards with
 //                KokkosKernels::Impl::sort_crs_matrix, the sort inside the time
 //   kk_unsorted  the same without the sort
+//   mkl          Intel MKL 2020.4 (bench_mkl.hpp, mkl_peer.cpp): the faster on this product of
+//                mkl_sparse_spmm and mkl_sparse_sp2m (SPARSE_STAGE_FULL_MULT), then mkl_sparse_order
+//                (sorted output, as ours), the sort inside the time; host builds with MKL
+//   mkl_unsorted the same without the sort
 //   graphblas    SuiteSparse:GraphBLAS GrB_mxm (PLUS_TIMES; bench_graphblas.hpp, graphblas_peer.cpp):
 //                Debian's 7.4 where found at build time; graphblas9: 9.3.1 with its JIT where
 //                `make bench` built it. Each tries its default, Gustavson and hash methods at set-up
@@ -24,6 +28,8 @@
 //   kk, kk_unsorted  handle, spgemm_symbolic, C's allocation, spgemm_numeric, (kk) sort_crs_matrix,
 //                the handle's destruction
 //   graphblas    GrB_Matrix_new(C) + GrB_mxm + GrB_Matrix_wait(C, GrB_MATERIALIZE) (graphblas9 too)
+//   mkl, mkl_unsorted  handles of A and B made at set-up (on the bench's arrays, no copy); the product
+//                into a new C handle (its arrays MKL's own), (mkl) mkl_sparse_order
 //   cusparse     SpGEMM descriptor, workEstimation, (ALG3: estimateMemory) compute, C's allocation,
 //                copy, every buffer allocated and freed
 // Each candidate's C is freed after each run, untimed (Candidate::release), so the interleaved runs
@@ -41,6 +47,11 @@
 //   sprocket     plan.numeric(A, B, C) with the plan and C of an earlier plan.numeric(A, B)
 //   kk           spgemm_numeric again on a handle that ran spgemm_symbolic, into C's arrays, + the
 //                sort (kk_unsorted: without)
+//   mkl          mkl_sparse_sp2m SPARSE_STAGE_FINALIZE_MULT on the structure of one
+//                SPARSE_STAGE_FULL_MULT_NO_VAL, then (mkl) an ordered copy, mkl_sparse_copy +
+//                mkl_sparse_order: MKL 2020.4 writes FINALIZE_MULT's values where its unsorted
+//                structure had them even after mkl_sparse_order sorted that structure, so the
+//                structure itself is never ordered (mkl_unsorted: FINALIZE_MULT alone)
 //   graphblas    C<C, struct> = A B on the C of an earlier product: GraphBLAS's way of recomputing
 //                the values on a known pattern (it has no separate numeric phase)
 //   cusparse     cusparseSpGEMMreuse_compute after the reuse API's workEstimation / nnz / copy
@@ -106,6 +117,7 @@
 #include "bench_common.hpp"
 #include "bench_cusparse.hpp"
 #include "bench_graphblas.hpp"
+#include "bench_mkl.hpp"
 #include "bench_kk_peers.hpp"
 #include "bench_matrix_loop.hpp"
 
@@ -361,6 +373,33 @@ class GraphblasImplementation final : public Implementation {
  private:
   std::shared_ptr<graphblas::SpgemmOp> op_;
 };
+
+#if defined(SPROCKET_BENCH_HAVE_MKL)
+/// Intel MKL (mkl, mkl_unsorted): a full product into a new C per call on the bench's A and B
+/// (mkl_sparse_spmm or mkl_sparse_sp2m, the faster kept; mkl: then mkl_sparse_order); the numeric
+/// re-run sp2m FINALIZE_MULT on a kept structure (mkl_peer.hpp). MKL reads the bench's value
+/// arrays, so --check's changed values need no copy.
+class MklImplementation final : public Implementation {
+ public:
+  MklImplementation(std::shared_ptr<mkl::SpgemmOp> op, bool sorted, std::shared_ptr<void> arrays)
+      : op_(std::move(op)), sorted_(sorted), arrays_(std::move(arrays)) {}
+  void full() override { op_->apply(); }
+  void release() override { op_->release(); }
+  Sprocket::HostCsr result() const override { return op_->result(); }
+  void prepare_numeric() override { op_->prepare_numeric(); }
+  void numeric() override { op_->numeric(); }
+  void after_numeric() override { op_->after_numeric(); }
+  Sprocket::HostCsr numeric_result() const override { return op_->numeric_result(); }
+  void release_numeric() override { op_->release_numeric(); }
+  bool sorted() const override { return sorted_; }
+  void fill_c_values(bool numeric_c, double value) override { op_->fill_c_values(numeric_c, value); }
+
+ private:
+  std::shared_ptr<mkl::SpgemmOp> op_;
+  bool sorted_;
+  std::shared_ptr<void> arrays_;  ///< the int row maps MKL reads (size_t offsets), kept alive
+};
+#endif
 
 /// SPROCKET_BENCH_CORRUPT: an implementation whose every C, full product and numeric re-run alike,
 /// has its values zeroed after the run, as a numeric pass that never ran would leave a C allocated
@@ -899,6 +938,38 @@ int run_matrix(type_tag<Scalar>, type_tag<Offset>, const Args& args, const std::
           e.candidate.details.set("peer_trials", trials).set("peer_march", kk::peers_march());
           count_trial_as_setup(e.candidate, -1, trial_seconds);
           entries.push_back(std::move(e));
+        } else if (is_mkl_peer(peer)) {
+#if defined(SPROCKET_BENCH_HAVE_MKL)
+          // MKL's two products, each tried on this one (full products, released after each), the
+          // faster kept; mkl sorts its output inside the time, mkl_unsorted leaves it as it comes.
+          const bool sort = peer == "mkl";
+          mkl::prepare_threads();
+          const auto [a_csr, a_arrays] = mkl::csr_of(A);
+          const auto [b_csr, b_arrays] = mkl::csr_of(B);
+          const auto arrays = std::make_shared<std::pair<mkl::Arrays, mkl::Arrays>>(a_arrays, b_arrays);
+          std::vector<Way> ways;
+          for (const std::string& algorithm : mkl::spgemm_algorithms()) {
+            std::shared_ptr<mkl::SpgemmOp> op = mkl::make_spgemm(a_csr, square ? nullptr : &b_csr, sort, algorithm);
+            ways.push_back({algorithm, [op] {
+                              op->apply();
+                              op->release();
+                            }});
+          }
+          std::string trials;
+          size_t best = 0;
+          const double trial_seconds = seconds_of([&] { best = fastest_way(ways, &trials); });
+          std::shared_ptr<mkl::SpgemmOp> op =
+              mkl::make_spgemm(a_csr, square ? nullptr : &b_csr, sort, ways[best].name);
+          Entry e;
+          e.impl = std::make_shared<MklImplementation>(op, sort, arrays);
+          e.candidate = candidate(peer, "default", {}, -1, op->note());
+          e.candidate.peer_algorithm = ways[best].name;
+          e.candidate.details.set("peer_trials", trials).set("peer_trial_seconds", trial_seconds);
+          mkl::describe(e.candidate, a_arrays.copy_seconds + (square ? 0.0 : b_arrays.copy_seconds));
+          entries.push_back(std::move(e));
+#else
+          mkl_not_built(peer);
+#endif
         } else if (is_graphblas_peer(peer)) {
           std::string skip = graphblas_skip_reason(host, 0.0);
           if (skip.empty() && host_b) skip = graphblas_skip_reason(*host_b, 0.0);
@@ -1175,11 +1246,13 @@ KernelEntry spgemm_entry() {
   KernelEntry e = matrix_kernel_entry(
       "spgemm",
       "C = A*A (square A) or A*A^T: SpgemmPlan variants vs kk (Kokkos Kernels SPGEMM_KK, output sorted afterwards), "
-      "kk_unsorted, graphblas (GrB_mxm), cusparse (cusparseSpGEMM, CUDA); every line a full product plus "
+      "kk_unsorted, mkl (mkl_sparse_spmm or sp2m, + mkl_sparse_order), mkl_unsorted, graphblas (GrB_mxm), cusparse "
+      "(cusparseSpGEMM, CUDA); every line a full product plus "
       "numeric_seconds (the numeric-only re-run) and peak_bytes; default --compare kk,kk_unsorted (+graphblas where "
       "built, +cusparse on CUDA)",
       spgemm::variant_names(), spgemm::variant_names(),
-      {spgemm::kk_peer(), spgemm::kk_unsorted_peer(), graphblas_peer(), graphblas9_peer(), cusparse_peer()},
+      {spgemm::kk_peer(), spgemm::kk_unsorted_peer(), mkl_peer("mkl"), mkl_peer("mkl_unsorted"), graphblas_peer(),
+       graphblas9_peer(), cusparse_peer()},
       "sprocket-bench --kernel spgemm --matrix gen:rmat:scale=16 --compare kk,graphblas --check",
       [](auto... a) { return spgemm::run_matrix(a...); });
   const auto run = e.run;

@@ -4,6 +4,9 @@
 //   kk        KokkosSparse::spmv with rank-2 Views (B and C in the same layout as ours)
 //   spmv      our SpmvPlan on the rank-2 Views: the operator's generic path applies it column by
 //             column (what a user gets without an SpMM kernel)
+//   mkl       Intel MKL's mkl_sparse_?_mm on A's arrays and B, C in place, in their layout: a plain
+//             handle or one hinted for the layout and K and optimised, the faster kept
+//             (bench_mkl.hpp); host builds with MKL
 //   graphblas SuiteSparse:GraphBLAS GrB_mxm with B full in the same layout, on its own copies of A
 //             and B (bench_graphblas.hpp), where found at build time
 //   cusparse  cusparseSpMM on A's own arrays and B, C in place, the fastest of the CSR algorithms
@@ -36,6 +39,7 @@
 #include "bench_cusparse.hpp"
 #include "bench_graphblas.hpp"
 #include "bench_kk_peers.hpp"
+#include "bench_mkl.hpp"
 #include "bench_matrix_loop.hpp"
 
 namespace sprocket_bench {
@@ -336,6 +340,12 @@ int run_section(const Args& args, const std::string& name, const Sprocket::HostC
                               -1, "KokkosSparse::spmv rank 2 (its one algorithm)");
       c.details.set("peer_march", kk::peers_march());
       candidates.push_back(std::move(c));
+    } else if (peer == "mkl") {
+#if defined(SPROCKET_BENCH_HAVE_MKL)
+      candidates.push_back(mkl::spmm_candidate(args, A, B, C));
+#else
+      mkl_not_built(peer);
+#endif
     } else if (peer == "spmv") {
       const auto plan = plans.spmv;
       candidates.push_back(candidate("spmv", "default",
@@ -447,10 +457,11 @@ KernelEntry spmm_entry() {
   return matrix_kernel_entry(
       "spmm",
       "C = alpha A B + beta C, B and C dense with --k columns (--layout right|left|both): SpmmPlan variants vs kk "
-      "(KokkosSparse::spmv rank-2), spmv (SpmvPlan column by column), graphblas (GrB_mxm), cusparse (cusparseSpMM, "
+      "(KokkosSparse::spmv rank-2), spmv (SpmvPlan column by column), mkl (mkl_sparse_?_mm), graphblas (GrB_mxm), "
+      "cusparse (cusparseSpMM, "
       "CUDA); default --compare kk,spmv (+cusparse on CUDA)",
       spmm::variant_names(), spmm::variant_names(),
-      {{"kk", true, ""}, {"spmv", true, ""}, graphblas_peer(), graphblas9_peer(), cusparse_peer()},
+      {{"kk", true, ""}, {"spmv", true, ""}, mkl_peer(), graphblas_peer(), graphblas9_peer(), cusparse_peer()},
       "sprocket-bench --kernel spmm --matrix gen:rmat:scale=16 --k 32,128 --layout both --check",
       [](auto... a) { return spmm::run_matrix(a...); });
 }

@@ -1,5 +1,6 @@
 // sprocket-bench --kernel spmv: Sprocket::SpmvPlan (one line per variant) against Kokkos Kernels'
-// KokkosSparse::spmv ("kk"), SuiteSparse:GraphBLAS's GrB_mxv ("graphblas", where found at build
+// KokkosSparse::spmv ("kk"), Intel MKL's mkl_sparse_?_mv ("mkl", plain handle or inspector-executor,
+// the faster kept; bench_mkl.hpp), SuiteSparse:GraphBLAS's GrB_mxv ("graphblas", where found at build
 // time; on its own copies of A and x, bench_graphblas.hpp) and, in CUDA builds, cusparseSpMV
 // ("cusparse"), on the same KokkosSparse::CrsMatrix, x and y, measured interleaved in one run.
 //
@@ -24,6 +25,7 @@
 #include "bench_cusparse.hpp"
 #include "bench_graphblas.hpp"
 #include "bench_kk_peers.hpp"
+#include "bench_mkl.hpp"
 #include "bench_matrix_loop.hpp"
 
 namespace sprocket_bench {
@@ -199,6 +201,12 @@ int run_matrix(type_tag<Scalar>, type_tag<Offset>, const Args& args, const std::
                                       "KokkosSparse::spmv, the fastest of the ways Kokkos Kernels offers (peer_trials)");
       c.details.set("peer_march", kk::peers_march());
       candidates.push_back(std::move(c));
+    } else if (peer == "mkl") {
+#if defined(SPROCKET_BENCH_HAVE_MKL)
+      candidates.push_back(mkl::spmv_candidate(args, A, x, y));
+#else
+      mkl_not_built(peer);
+#endif
     } else if (is_graphblas_peer(peer)) {
       if (auto c = graphblas::spmv_candidate(peer, name, host, x, y, static_cast<double>(alpha), args.beta))
         candidates.push_back(std::move(*c));
@@ -242,8 +250,9 @@ int run_matrix(type_tag<Scalar>, type_tag<Offset>, const Args& args, const std::
 
 KernelEntry spmv_entry() {
   return matrix_kernel_entry(
-      "spmv", "y = alpha A x + beta y: SpmvPlan variants vs kk (KokkosSparse::spmv), graphblas (GrB_mxv), cusparse (CUDA)",
-      spmv::variant_names(), spmv::all_variant_names(), {{"kk", true, ""}, graphblas_peer(), graphblas9_peer(), cusparse_peer()},
+      "spmv", "y = alpha A x + beta y: SpmvPlan variants vs kk (KokkosSparse::spmv), mkl (mkl_sparse_?_mv, plain or "
+      "inspector-executor), graphblas (GrB_mxv), cusparse (CUDA)",
+      spmv::variant_names(), spmv::all_variant_names(), {{"kk", true, ""}, mkl_peer(), graphblas_peer(), graphblas9_peer(), cusparse_peer()},
       "sprocket-bench --kernel spmv --matrix gen:poisson3d:n=100 --compare kk --check",
       [](auto... a) { return spmv::run_matrix(a...); });
 }

@@ -444,6 +444,9 @@ bool offers_peer(const std::string& kernel, const std::string& peer) {
 /// Whether this sprocket-bench was built with the graphblas peer.
 bool built_with_graphblas() { return offers_peer("sddmm", "graphblas"); }
 
+/// Whether this sprocket-bench was built with the mkl peer.
+bool built_with_mkl() { return offers_peer("spmv", "mkl"); }
+
 TEST(SprocketBench, SddmmJsonLines) {
   const bool graphblas = built_with_graphblas();
   const std::string matrix = "gen:poisson2d:n=12";
@@ -908,10 +911,14 @@ void expect_check_catches(const std::string& args, const std::string& corrupted,
 
 // --check fails for every kernel when one candidate's result is wrong: ours, and a peer (each
 // graphblas peer too where the build has it: its result goes through a copy of its own).
-/// `kernel_args` compared with `peers` and the graphblas peer where the build has it: ours and
+/// `kernel_args` compared with `peers` and the graphblas and mkl peers where the build offers them
+/// for that kernel: ours and
 /// each peer corrupted in turn (expect_check_catches). Returns the arguments with --compare.
 std::string expect_each_corruption_caught(const std::string& kernel_args, std::vector<std::string> peers) {
-  if (built_with_graphblas()) peers.push_back("graphblas");
+  const size_t at = kernel_args.find("--kernel ") + 9;
+  const std::string kernel = kernel_args.substr(at, kernel_args.find(' ', at) - at);
+  for (const char* library_peer : {"graphblas", "mkl"})
+    if (offers_peer(kernel, library_peer)) peers.push_back(library_peer);
   std::string compare;
   for (const std::string& p : peers) compare += (compare.empty() ? "" : ",") + p;
   const std::string args = kernel_args + " --compare " + compare;
@@ -927,15 +934,11 @@ TEST(SprocketBench, CheckCatchesAWrongSpmvResult) {
 }
 
 TEST(SprocketBench, CheckCatchesAWrongBsrResult) {
-  const std::string args = "--kernel bsr --matrix gen:elasticity:n=3,dof=2 --compare kk,csr";
-  expect_check_catches(args, "sprocket", {"kk", "csr"});
-  expect_check_catches(args, "kk", {"kk", "csr"});
+  expect_each_corruption_caught("--kernel bsr --matrix gen:elasticity:n=3,dof=2", {"kk", "csr"});
 }
 
 TEST(SprocketBench, CheckCatchesAWrongSpmmResult) {
-  const std::string args = "--kernel spmm --matrix gen:poisson2d:n=8 --k 3 --layout both --compare kk,spmv";
-  expect_check_catches(args, "sprocket", {"kk", "spmv"});
-  expect_check_catches(args, "kk", {"kk", "spmv"});
+  expect_each_corruption_caught("--kernel spmm --matrix gen:poisson2d:n=8 --k 3 --layout both", {"kk", "spmv"});
 }
 
 TEST(SprocketBench, CheckCatchesAWrongSddmmResult) {
@@ -945,8 +948,9 @@ TEST(SprocketBench, CheckCatchesAWrongSddmmResult) {
 // The full product and the numeric re-runs of the corrupted implementation are all wrong; the
 // numeric ratios (numeric_ratio_vs_<peer>) are withheld like the others.
 TEST(SprocketBench, CheckCatchesAWrongSpgemmResult) {
-  const std::string args =
-      expect_each_corruption_caught("--kernel spgemm --matrix gen:poisson2d:n=8", {"kk", "kk_unsorted"});
+  std::vector<std::string> peers{"kk", "kk_unsorted"};
+  if (built_with_mkl()) peers.push_back("mkl_unsorted");  // (mkl itself: expect_each_corruption_caught)
+  const std::string args = expect_each_corruption_caught("--kernel spgemm --matrix gen:poisson2d:n=8", peers);
   const Output out = run_bench(args + quick, "env SPROCKET_BENCH_CORRUPT=kk");
   EXPECT_NE(out.err.find("check FAILED for kk default on gen:poisson2d:n=8 (first numeric re-run"), std::string::npos)
       << out.err;
@@ -1078,7 +1082,7 @@ TEST(SprocketBench, BadUsageExitsTwoNamingTheProblem) {
       {"--kernel spgemm --matrix gen:poisson2d:n=8 --compare kokkos_team", "unknown peer \"kokkos_team\""},
       {"--kernel spgemm --matrix gen:poisson2d:n=8 --alpha 2", "--alpha and --beta do not apply to --kernel spgemm"},
       {"--kernel sddmm --matrix gen:poisson2d:n=8 --layout up", "--layout must be right, left or both"},
-      {"--kernel spmv --matrix gen:poisson2d:n=8 --compare mkl", "unknown peer \"mkl\""},
+      {"--kernel spmv --matrix gen:poisson2d:n=8 --compare petsc", "unknown peer \"petsc\""},
       {"--kernel spmv --matrix gen:poisson2d:n=8 --repeat 0", "--repeat needs an integer >= 1"},
       {"--kernel spmv --matrix gen:poisson2d:n=8 --scalar half", "--scalar must be double or float"},
       {"--kernel spmv --matrix gen:poisson2d:n=8 --offset long", "--offset must be int or size_t"},
@@ -1125,6 +1129,90 @@ TEST(SprocketBench, OtherScalarAndOffsetPairsRunOrAreRefusedSayingWhy) {
       EXPECT_LE(number(r, "max_err_over_tol"), 1.0) << show(r);
     }
 #endif
+  }
+}
+
+// ------------------------------------------------------------------------------------------
+// The mkl peers (bench_mkl.hpp, mkl_peer.cpp): Intel MKL's inspector-executor sparse BLAS.
+
+// A configuration that asked for the mkl peer (the host builds of `make test` and `make bench`)
+// has it in every kernel MKL serves: its absence stopped the configuration, so none of the mkl
+// tests below may skip.
+TEST(SprocketBench, MklPeerIsInTheBuildWhenAskedFor) {
+#ifdef SPROCKET_BENCH_MKL_REQUIRED
+  for (const std::string kernel : {"spmv", "bsr", "spmm", "spgemm"})
+    EXPECT_TRUE(offers_peer(kernel, "mkl")) << kernel << ": configured with the mkl peer, but it is not offered";
+  EXPECT_TRUE(offers_peer("spgemm", "mkl_unsorted"));
+#else
+  GTEST_SKIP() << "configured without the mkl peer (SPROCKET_BENCH_MKL=OFF)";
+#endif
+}
+
+TEST(SprocketBench, MklAbsentIsAUsageError) {
+  if (built_with_mkl()) GTEST_SKIP() << "sprocket-bench built with MKL";
+  const Output out = run_bench("--kernel spmv --matrix gen:poisson2d:n=8 --compare mkl");
+  EXPECT_EQ(out.status, 2) << out.out << out.err;
+  EXPECT_NE(out.err.find("built without Intel MKL"), std::string::npos) << out.err;
+}
+
+/// An mkl line: checked, the way it kept among those it tried (each named in peer_trials), MKL's
+/// version and code path, our BLAS still serving dgemm_, and (all but spgemm, whose every run is a
+/// whole product) a set-up that counts the kept way's preparation and the trial.
+void expect_mkl_line(const Object& r, const std::set<std::string>& ways) {
+  EXPECT_EQ(text(r, "check"), "true") << show(r);
+  EXPECT_EQ(text(r, "variant"), "default") << show(r);
+  EXPECT_EQ(ways.count(text(r, "peer_algorithm")), 1u) << show(r);
+  for (const std::string& way : ways) EXPECT_NE(text(r, "peer_trials").find(way + " "), std::string::npos) << show(r);
+  EXPECT_NE(text(r, "peer_version").find("Math Kernel Library"), std::string::npos) << show(r);
+  EXPECT_FALSE(text(r, "peer_code_path").empty()) << show(r);
+  EXPECT_FALSE(text(r, "dgemm_from").empty()) << show(r);
+  EXPECT_EQ(text(r, "dgemm_from").find("mkl"), std::string::npos) << "our BLAS calls go to MKL: " << show(r);
+  expect_number(r, "peer_trial_seconds");
+  if (text(r, "kernel") != "spgemm") {
+    expect_number(r, "setup_seconds");
+    const double parts = number(r, "peer_trial_seconds") + number(r, "peer_prep_seconds");
+    EXPECT_GE(number(r, "setup_seconds"), parts * (1 - 1e-6)) << show(r);
+  }
+}
+
+// Every kernel MKL serves, compared with it and checked against the reference (the spgemm lines'
+// check covers the full product and two numeric re-runs on changed values), beta != 0 included.
+TEST(SprocketBench, MklPeersOfSpmvBsrSpmmAndSpgemm) {
+  if (!built_with_mkl()) {
+#ifdef SPROCKET_BENCH_MKL_REQUIRED
+    FAIL() << "configured with the mkl peer, but sprocket-bench does not offer it";
+#else
+    GTEST_SKIP() << "sprocket-bench built without MKL";
+#endif
+  }
+  struct Case {
+    std::string args;
+    std::vector<std::string> peers;
+    std::set<std::string> ways;
+  };
+  const std::vector<Case> cases{
+      {"--kernel spmv --matrix gen:poisson2d:n=12", {"kk", "mkl"}, {"plain", "ie"}},
+      {"--kernel spmv --matrix gen:rmat:scale=8 --beta 0.5 --alpha -2", {"mkl"}, {"plain", "ie"}},
+      {"--kernel bsr --matrix gen:elasticity:n=4,dof=3", {"kk", "mkl"}, {"csr_plain", "csr_ie", "bsr_ie"}},
+      {"--kernel spmm --matrix gen:rmat:scale=8 --k 3,8 --layout both --beta 0.5", {"kk", "mkl"}, {"plain", "ie"}},
+      {"--kernel spgemm --matrix gen:rmat:scale=8", {"kk", "mkl", "mkl_unsorted"}, {"spmm", "sp2m"}},
+      {"--kernel spgemm --matrix gen:uniform:n=200,cols=90,avg=4", {"mkl", "mkl_unsorted"}, {"spmm", "sp2m"}},
+  };
+  for (const Case& c : cases) {
+    std::string compare;
+    for (const std::string& p : c.peers) compare += (compare.empty() ? "" : ",") + p;
+    SCOPED_TRACE(c.args + " --compare " + compare);
+    const Output out = run_bench(c.args + " --compare " + compare + quick);
+    ASSERT_EQ(out.status, 0) << out.out << out.err;
+    const std::vector<Object> lines = json_lines(out);
+    size_t mkl_lines = 0;
+    for (const Object& r : lines) {
+      if (text(r, "impl").rfind("mkl", 0) != 0) continue;
+      ++mkl_lines;
+      expect_mkl_line(r, c.ways);
+    }
+    EXPECT_GT(mkl_lines, 0u) << out.out;
+    expect_ratios(lines, c.peers);
   }
 }
 
