@@ -1170,7 +1170,7 @@ void expect_mkl_line(const Object& r, const std::set<std::string>& ways) {
   expect_number(r, "peer_trial_seconds");
   if (text(r, "kernel") != "spgemm") {
     expect_number(r, "setup_seconds");
-    const double parts = number(r, "peer_trial_seconds") + number(r, "peer_prep_seconds");
+    const double parts = number(r, "peer_trial_seconds") + number(r, "peer_prepare_seconds");
     EXPECT_GE(number(r, "setup_seconds"), parts * (1 - 1e-6)) << show(r);
   }
 }
