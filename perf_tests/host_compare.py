@@ -260,10 +260,11 @@ def stop_neighbours(*_):
 def run_bench(args, job, peers, neighbour_core):
     kernel, regime, busy = job["kernel"], job["regime"], job["neighbour"] == "busy"
     cmd = [args.bench, "--kernel", kernel, "--check", "--json", "--stream",
-           "--repeat", str(args.repeat or (2 if args.quick else REPEAT[kernel])), "--warmup", "1" if args.quick else "3"]
+           "--repeat", str(args.repeat or (2 if args.quick else REPEAT[kernel])),
+           "--warmup", "1" if args.quick else str(args.warmup)]
     if args.quick:
         cmd += ["--stream-size", str(1 << 20)]
-    for v in (["auto", "unsorted"] if kernel == "spgemm" else ["auto"]):
+    for v in job.get("variants") or (["auto", "unsorted"] if kernel == "spgemm" else ["auto"]):
         cmd += ["--variant", v]
     for m in job["matrices"]:
         cmd += ["--matrix", published.matrix_arg(m)]
@@ -491,6 +492,12 @@ def parse_args(argv):
     ap.add_argument("--spmm-memory-bytes", type=int, default=0, help="SpMM's own cap (its B and C count)")
     ap.add_argument("--spgemm-memory-bytes", type=int, default=0,
                     help="SpGEMM's own cap (a product of a memory-bound A is far costlier)")
+    ap.add_argument("--warmup", type=int, default=3, help="untimed calls per candidate before the repeats")
+    ap.add_argument("--memory-families", default="",
+                    help="memory-bound families per kernel instead of the defaults, e.g. "
+                         "'bsr=elasticity:dof=3;spgemm=poisson3d' (families joined by +)")
+    ap.add_argument("--spgemm-memory-sorted-only", action="store_true",
+                    help="memory-bound SpGEMM: ours auto and the sorted peers only (no unsorted pair)")
     ap.add_argument("--process-timeout", type=int, default=3600, help="seconds one bench process may run")
     ap.add_argument("--quick", action="store_true", help="tiny matrices, 1 run: a smoke test")
     ap.add_argument("--out-dir", default=os.path.join(HERE, "results"))
@@ -541,6 +548,16 @@ def main(argv):
     for note in dropped:
         print(f"host_compare: {note}", file=sys.stderr)
 
+    families = {}
+    for item in filter(None, args.memory_families.split(";")):
+        kernel, _, names = item.partition("=")
+        if kernel not in MEMORY_FAMILIES or not names:
+            sys.exit(f"host_compare: --memory-families: '{item}' (kernel=family+family, kernels {', '.join(KERNELS)})")
+        families[kernel] = names.split("+")
+        for f in families[kernel]:
+            if f.split(":")[0] not in {g.split(":")[0] for g in MEMORY_FAMILIES[kernel]}:
+                sys.exit(f"host_compare: --memory-families: {kernel} has no family '{f}' "
+                         f"(its families: {', '.join(MEMORY_FAMILIES[kernel])})")
     target = args.memory_factor * llc
     if args.quick:
         target = args.memory_bytes or QUICK_MEMORY_BYTES
@@ -557,14 +574,19 @@ def main(argv):
             else:
                 cap = {"spmm": args.spmm_memory_bytes, "spgemm": args.spgemm_memory_bytes}.get(kernel, 0)
                 t = min(target, cap) if cap else target
-                specs = [sized_spec(kernel, f, t) for f in MEMORY_FAMILIES[kernel]]
+                specs = [sized_spec(kernel, f, t) for f in families.get(kernel, MEMORY_FAMILIES[kernel])]
                 sizes[kernel] = specs
                 matrices = [s for s, _ in specs]
                 if kernel == "spmm":
                     extra = ["--k", str(MEMORY_SPMM_K), "--layout", "both"]
+            job = {"kernel": kernel, "regime": regime, "matrices": matrices, "extra": extra}
+            if kernel == "spgemm" and regime == "memory" and args.spgemm_memory_sorted_only:
+                # A product of a memory-bound A costs seconds and every peer tries its ways on it
+                # first: the sorted outputs alone (ours auto, the sorted peers).
+                job["variants"] = ["auto"]
+                job["peers"] = [p for p in peers_by_kernel[kernel] if not p.endswith("_unsorted")]
             for neighbour in args.neighbours:
-                jobs.append({"kernel": kernel, "regime": regime, "neighbour": neighbour, "matrices": matrices,
-                             "extra": extra})
+                jobs.append(dict(job, neighbour=neighbour))
 
     core = args.neighbour_core if args.neighbour_core >= 0 else mach["cores"] - 1
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
@@ -577,7 +599,7 @@ def main(argv):
         for run in range(1, args.runs + 1):
             shift = (run - 1) % len(jobs)
             for n, job in enumerate(jobs[shift:] + jobs[:shift]):
-                got, rc, err, seconds, cmd = run_bench(args, job, peers_by_kernel[job["kernel"]], core)
+                got, rc, err, seconds, cmd = run_bench(args, job, job.get("peers") or peers_by_kernel[job["kernel"]], core)
                 for row in got:
                     row.update({"run": run, "regime": job["regime"], "neighbour": job["neighbour"], "process": n})
                 rows += got
