@@ -340,6 +340,9 @@ def table(rows, kernel, regime, neighbour, peers):
     for r in mine:
         if case_of(r) not in cases:
             cases.append(case_of(r))
+    # A peer this section's processes were not asked for (--spgemm-memory-sorted-only) has no column.
+    not_run = [p for p in peers if not any(r.get("impl") == p for r in mine)]
+    peers = [p for p in peers if p not in not_run]
     roof = kernel != "spgemm"
     head = ["case", "A MB"] + (["C MB"] if kernel == "spgemm" else [])
     for p in peers:
@@ -382,6 +385,8 @@ def table(rows, kernel, regime, neighbour, peers):
                        f"worst case {worst}: {g3(medians[p][worst])}")
         else:
             out.append(f"- **{p}**: geomean - (no ratio: the peer did not run or failed its check)")
+    for p in not_run:
+        out.append(f"- {p}: not run in this regime")
     for f in failures:
         out.append(f"- check FAILED: {f} (no ratio taken from it)")
     return out + [""]
