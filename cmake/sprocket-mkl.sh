@@ -59,8 +59,9 @@ rm -rf "$work" "$PREFIX"
 mkdir -p "$work/lists/partial" "$work/cache/archives/partial" "$work/debs"
 echo "deb [signed-by=$keyring] $mirror $suite non-free" > "$work/sources.list"
 apt_opts=(-o "Dir::Etc::SourceList=$work/sources.list" -o Dir::Etc::SourceParts=/dev/null
-          -o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work/cache" -o APT::Sandbox::User=root
-          -o Debug::NoLocking=1)
+          -o "Dir::State::Lists=$work/lists" -o "Dir::Cache=$work/cache" -o Debug::NoLocking=1)
+# As root, apt would hand the download to its _apt user, who cannot write into the cache: keep it.
+[[ "$(id -u)" == 0 ]] && apt_opts+=(-o APT::Sandbox::User=root)
 say "downloading Intel MKL $VERSION from $mirror $suite non-free (about 75 MB)"
 apt-get "${apt_opts[@]}" update >"$work/update.log" 2>&1 || { cat "$work/update.log" >&2; die "apt-get update failed"; }
 (cd "$work/debs" && apt-get "${apt_opts[@]}" download "${PACKAGES[@]/%/=$VERSION}" >"$work/download.log" 2>&1) ||
