@@ -149,7 +149,7 @@ inline void describe(Candidate& c, double copy_seconds) {
 /// way_bytes(name) gives a way's bytes per apply (< 0: the section's).
 template <class WayBytes>
 Candidate fastest_of(std::vector<std::pair<std::string, std::unique_ptr<Op>>> made, const std::string& note,
-                     double copy_seconds, WayBytes&& way_bytes) {
+                     const std::vector<Arrays>& arrays, WayBytes&& way_bytes) {
   std::vector<std::shared_ptr<Op>> ops;
   std::vector<Way> ways;
   for (auto& [name, op] : made) {
@@ -167,6 +167,14 @@ Candidate fastest_of(std::vector<std::pair<std::string, std::unique_ptr<Op>>> ma
   Candidate c = fastest_candidate("mkl", ways, prepare_seconds, note);
   c.bytes = way_bytes(c.peer_algorithm);
   c.details.set("peer_setups", setups);
+  // MKL's handles read the int row maps copied for them (size_t offsets): kept alive with the apply.
+  double copy_seconds = 0;
+  std::vector<std::shared_ptr<std::vector<int>>> row_maps;
+  for (const Arrays& a : arrays) {
+    copy_seconds += a.copy_seconds;
+    if (a.row_map_copy) row_maps.push_back(a.row_map_copy);
+  }
+  if (!row_maps.empty()) c.apply = [run = c.apply, row_maps] { run(); };
   describe(c, copy_seconds);
   return c;
 }
@@ -179,10 +187,8 @@ Candidate spmv_candidate(const Args& args, const Crs& A, const Vec& x, const Vec
   Candidate c = fastest_of(spmv_ways(csr, args.alpha, x.data(), args.beta, y.data(), expected_calls(args)),
                            "Intel MKL inspector-executor mkl_sparse_?_mv, the faster of a plain handle and a hinted, "
                            "optimised one (peer_trials)",
-                           arrays.copy_seconds, [](const std::string&) { return -1.0; });
+                           {arrays}, [](const std::string&) { return -1.0; });
   c.details.set("peer_arrays", arrays.row_map_copy ? "int copy of the row map" : "the bench's own");
-  std::shared_ptr<std::vector<int>> keep = arrays.row_map_copy;
-  c.apply = [run = c.apply, keep] { run(); };
   return c;
 }
 
@@ -198,11 +204,8 @@ Candidate bsr_candidate(const Args& args, const Crs& C, const BsrMatrix& A, cons
       bsr_ways(csr, bsr, args.alpha, x.data(), args.beta, y.data(), expected_calls(args)),
       "Intel MKL inspector-executor mkl_sparse_?_mv on the CSR and on a BSR handle of the bench's blocks "
       "(mkl_sparse_?_create_bsr), the fastest kept (peer_trials)",
-      csr_arrays.copy_seconds + bsr_arrays.copy_seconds,
-      [&](const std::string& way) { return way == "bsr_ie" ? bsr_bytes : csr_bytes; });
+      {csr_arrays, bsr_arrays}, [&](const std::string& way) { return way == "bsr_ie" ? bsr_bytes : csr_bytes; });
   c.details.set("block_size_mkl", A.block_size());
-  std::shared_ptr<std::vector<int>> keep_csr = csr_arrays.row_map_copy, keep_bsr = bsr_arrays.row_map_copy;
-  c.apply = [run = c.apply, keep_csr, keep_bsr] { run(); };
   return c;
 }
 
@@ -214,9 +217,7 @@ Candidate spmm_candidate(const Args& args, const Crs& A, const Mat& B, const Mat
   Candidate c = fastest_of(spmm_ways(csr, args.alpha, dense_of(B), args.beta, dense_of(C), expected_calls(args)),
                            "Intel MKL inspector-executor mkl_sparse_?_mm in B's and C's layout, the faster of a plain "
                            "handle and one hinted for this layout and K (peer_trials)",
-                           arrays.copy_seconds, [](const std::string&) { return -1.0; });
-  std::shared_ptr<std::vector<int>> keep = arrays.row_map_copy;
-  c.apply = [run = c.apply, keep] { run(); };
+                           {arrays}, [](const std::string&) { return -1.0; });
   return c;
 }
 
