@@ -290,6 +290,8 @@ int measure_section(const Args& args, const Section& section, const std::vector<
       }
     if (cand.preprocess_seconds >= 0)
       r.set("preprocess_seconds", cand.preprocess_seconds).set("preprocess_applies", cand.preprocess_seconds / s);
+    // Set-up in applies of the same candidate (the analysis budget is counted in these).
+    if (cand.setup_seconds >= 0) r.set("setup_applies", cand.setup_seconds / s);
     r.set("rows", section.rows)
         .set("cols", section.cols)
         .set("nnz", section.nnz)

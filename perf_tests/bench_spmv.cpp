@@ -191,6 +191,15 @@ int run_matrix(type_tag<Scalar>, type_tag<Offset>, const Args& args, const std::
         "sprocket", variant, [plan, alpha, x, beta, y] { plan->apply("N", alpha, x, beta, y); }, ours.seconds);
     c.plan_keys.set("chosen_kernel", chosen_kernel(plan->schedule()))
         .set("decided_by", Sprocket::to_string(plan->schedule().decided_by));
+    // The analysis phase by phase (SpmvAnalysisSeconds), beside setup_seconds and setup_applies.
+    const Sprocket::SpmvAnalysisSeconds& phases = plan->analysis_seconds();
+    c.plan_keys.set("analysis_validate_seconds", phases.validate)
+        .set("analysis_row_map_seconds", phases.row_map)
+        .set("analysis_row_patterns_seconds", phases.row_patterns)
+        .set("analysis_offsets16_seconds", phases.offsets16)
+        .set("analysis_schedule_seconds", phases.schedule)
+        .set("analysis_device_schedule_seconds", phases.device_schedule)
+        .set("analysis_autotune_seconds", phases.autotune);
     candidates.push_back(std::move(c));
     if (args.describe)
       info_stream(args) << "describe " << name << " variant " << variant << ":\n" << plan->describe() << "\n";

@@ -239,6 +239,23 @@ struct SpmvSchedule {
   std::string describe() const;  ///< what was chosen and why, human-readable, several lines
 };
 
+/// Where SpmvPlan's construction spent its time (SpmvPlan::analysis_seconds()), in seconds: the
+/// structure check, A's row map read to the host, the row-pattern dictionary and the 16-bit
+/// offsets (each only when a decision asked for it), the rest of the schedule (features, model,
+/// bins), the schedule's copy into the plan's memory space (the host threads' parts included) and
+/// the autotune trials.
+struct SpmvAnalysisSeconds {
+  double validate = 0;         ///< Sprocket::validate(A)
+  double row_map = 0;          ///< A's row map read to the host as int64_t
+  double row_patterns = 0;     ///< the row-pattern dictionary (0 when no decision asked for it)
+  double offsets16 = 0;        ///< the 16-bit offsets col - row (0 when no decision asked for them)
+  double schedule = 0;         ///< features, model and bins: the rest of the schedule
+  double device_schedule = 0;  ///< the schedule copied into the plan's memory space, host parts included
+  double autotune = 0;         ///< the autotune trials (0 unless SpmvOptions::autotune)
+  /// The sum of the phases.
+  double total() const { return validate + row_map + row_patterns + offsets16 + schedule + device_schedule + autotune; }
+};
+
 /// Features from a row map (host copy).
 SpmvFeatures spmv_features(const std::vector<int64_t>& row_map, int64_t num_cols);
 /// The trained model (impl/spmv/spmv_model_{cpu,gpu}_generated.cpp).

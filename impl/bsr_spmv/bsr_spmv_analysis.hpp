@@ -221,8 +221,9 @@ void bsr_refresh_padded(BsrSpmvAnalysis<BsrType>& an) {
   an.padded = padded;
 }
 
-/// Contiguous block-row ranges with about equal stored blocks (+ 1 per block row), one per host
-/// thread unless host_parts says otherwise. The symmetric kernel (whose packed copy is built
+/// Contiguous block-row ranges with about equal stored blocks (+ 1 per block row), several per
+/// host thread (host_dynamic_parts; the kernels take them dynamically) unless host_parts says
+/// how many. The symmetric kernel (whose packed copy is built
 /// first) counts the blocks of its copy and sizes each part's spill: the block rows past the part
 /// that its blocks reach.
 template <class BsrType>
@@ -237,7 +238,7 @@ void bsr_build_parts(BsrSpmvAnalysis<BsrType>& an, int host_parts) {
   for (int64_t I = 0; I < n; ++I)
     cost[I + 1] = cost[I] + 1 +
                   (symmetric ? upper_row_map(I + 1) - upper_row_map(I) : int64_t(row_map(I + 1) - row_map(I)));
-  an.num_parts = host_parts > 0 ? host_parts : std::max(1, execution_space().concurrency());
+  an.num_parts = host_parts > 0 ? host_parts : host_dynamic_parts(execution_space().concurrency(), cost[n]);
   const std::vector<int64_t> parts = balanced_parts(cost, an.num_parts);
   an.parts = to_device_view<int64_t, Device>(parts, "Sprocket::bsr_spmv::parts");
   if (!symmetric) return;

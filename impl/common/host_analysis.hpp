@@ -32,6 +32,32 @@ Kokkos::View<T*, Device> to_device_view(const std::vector<U>& v, const std::stri
   return out;
 }
 
+/// How many contiguous parts the host kernels of SpMV, BSR and SpMM cut their work into: up to
+/// host_parts_per_thread per thread, each costing at least host_min_part_cost (at least one part
+/// per thread). The kernels take the parts dynamically (host_dynamic_policy): on a VM or beside a
+/// busy process the threads do not run evenly, and with one part per thread the slowest thread
+/// set the time of the whole apply (perf_tests/results/host-compare-2026-12-07.md, busy
+/// neighbour, where Kokkos Kernels' dynamic schedule was up to 1.6x faster). Kokkos' OpenMP
+/// backend starts each thread on its own contiguous run of parts and steals at the end, so a
+/// quiet machine keeps the static order.
+/// Eight measured faster than one, and as fast as 32, on Poisson, elasticity, R-MAT and bcsstk16
+/// (2 threads, quiet; beside a busy core 2.7x on gen:poisson3d:n=100). A part costs at least
+/// host_min_part_cost (entries plus rows): taking a part costs one atomic.
+inline constexpr int host_parts_per_thread = 8;
+inline constexpr int64_t host_min_part_cost = 2048;
+inline int host_dynamic_parts(int threads, int64_t total_cost) {
+  const int64_t t = std::max(1, threads);
+  const int64_t by_cost = total_cost / host_min_part_cost;
+  return static_cast<int>(std::max<int64_t>(t, std::min<int64_t>(t * host_parts_per_thread, by_cost)));
+}
+
+/// A host kernel's loop over its parts: dynamic, one part at a time (see host_dynamic_parts).
+template <class ExecSpace>
+Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>> host_dynamic_policy(const ExecSpace& space,
+                                                                                      int64_t num_parts) {
+  return Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, num_parts, Kokkos::ChunkSize(1));
+}
+
 /// cost_prefix[i] = cost of items [0, i) (size n + 1). Returns parts + 1 boundaries: part p holds
 /// items [b[p], b[p+1]), contiguous, each about cost_prefix[n] / parts.
 inline std::vector<int64_t> balanced_parts(const std::vector<int64_t>& cost_prefix, int parts) {

@@ -150,6 +150,12 @@ struct SpmmAnalysis {
   int num_parts = 0;                        ///< parts holds num_parts + 1 boundaries (0: not host)
   Kokkos::View<const int64_t*, Device> parts;  ///< nnz-balanced rows (csr_rows) or row panels (aspt)
   int64_t widest_tile = 0;                  ///< the most columns of any heavy tile
+  /// csr_rows with column-major B and C runs column groups in place (host::spmm_column_major)
+  /// instead of packing B: set when most of A's entries have an entry one column further on in
+  /// the next row (stencils, banded and FEM matrices: B's columns are then read as a few
+  /// contiguous windows), measured on every 8th pair of rows.
+  bool column_groups = false;
+  double next_row_shift_fraction = 0;  ///< that fraction
   mutable SpmmHostWorkspace<Scalar, Device> workspace;
 };
 
@@ -208,6 +214,11 @@ inline SpmmKernel spmm_choose_kernel(SpmmKernel requested, Backend backend, Spmm
 /// shape an H200 measured faster than csr_rows on regular matrices at K = 32, while csr_rows won
 /// at K = 128 and on matrices that split rows (perf_tests/results/gpu-h200-2026-11-28-afternoon.md).
 inline constexpr int64_t spmm_cuda_warp_rows_min_k = 17, spmm_cuda_warp_rows_max_k = 32;
+
+/// SpmmAnalysis::column_groups from this fraction of entries with a partner in the next row: a
+/// 7-point Poisson matrix has 6/7, R-MAT almost none (the column groups then run 2-2.7x slower
+/// than packing B, and twice as fast on Poisson; 2026-12-07, 2-core AMD EPYC).
+inline constexpr double spmm_column_groups_min_shift = 0.5;
 
 /// Entries per chunk of a split row for the CUDA csr_rows kernel: twice the average row, rounded
 /// up to a multiple of 32 (at least 32), so that no work item is longer than about twice the
@@ -326,7 +337,27 @@ spmm_analyse(const CrsType& A, Backend backend, SpmmKernel requested, SpmmTarget
       cost.assign(n + 1, 0);
       for (int64_t r = 0; r < n; ++r) cost[r + 1] = cost[r] + (row_map[r + 1] - row_map[r]) + 1;
     }
-    S.num_parts = std::max(1, ExecSpace().concurrency());
+    S.num_parts = host_dynamic_parts(ExecSpace().concurrency(), cost.back());
+    if (S.kernel == SpmmKernel::csr_rows) {
+      // Row r's entry at column c has a partner at c + 1 in row r + 1: the rows' windows of B
+      // slide with the row (a sorted merge of the two rows; unsorted rows count fewer partners).
+      int64_t sampled = 0, shifted = 0;
+      for (int64_t r = 0; r + 1 < n; r += 8) {
+        int64_t j = row_map[r], k = row_map[r + 1];
+        const int64_t je = row_map[r + 1], ke = row_map[r + 2];
+        sampled += je - j;
+        while (j < je && k < ke) {
+          const int64_t want = int64_t(a_entries(j)) + 1, have = int64_t(a_entries(k));
+          if (have < want) ++k;
+          else {
+            shifted += have == want;
+            ++j;
+          }
+        }
+      }
+      S.next_row_shift_fraction = sampled > 0 ? double(shifted) / double(sampled) : 0.0;
+      S.column_groups = S.next_row_shift_fraction >= spmm_column_groups_min_shift;
+    }
     S.parts = to_device_view<int64_t, Device>(balanced_parts(cost, S.num_parts), "Sprocket::spmm::parts");
   }
   ExecSpace().fence();

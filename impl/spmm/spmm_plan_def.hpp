@@ -71,7 +71,12 @@ std::string SpmmPlan<CrsType>::describe() const {
     os << ", " << analysis_.num_parts << " host parts balanced by nnz\n  host kernels: "
        << (avx2 ? "AVX2 + FMA (chosen at run time)" : vector_bytes == 64 ? "AVX-512" : vector_bytes == 32 ? "AVX" : "SSE2")
        << ", K in register chunks of " << 8 * vector_bytes / static_cast<int>(sizeof(scalar_type))
-       << " scalars; LayoutLeft B copied row-major from K = " << Impl::host::spmm_host_pack_columns;
+       << " scalars; ";
+    if (analysis_.column_groups)
+      os << "LayoutLeft B and C: column groups of " << Impl::host::spmm_column_width << " in place ("
+         << std::setprecision(2) << analysis_.next_row_shift_fraction
+         << " of the entries have a partner one column on in the next row); else ";
+    os << "LayoutLeft B copied row-major from K = " << Impl::host::spmm_host_pack_columns;
   }
   os << "\n  mode T: SpmvPlan's transpose of the reordered copy, column by column"
      << "\n  values: the plan's reordered copy, both modes; refreshed by update_values(A)\n";

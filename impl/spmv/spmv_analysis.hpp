@@ -18,10 +18,12 @@
 //  - split rows: rows cut into chunks of `split_chunk` entries, each chunk reduced by one team and
 //    added into y atomically after y(row) was scaled by beta;
 //  - host executor: the kernel of each virtual row and an nnz-balanced cut of the virtual rows
-//    into contiguous parts, one per host thread, so each thread streams through its rows in order;
+//    into contiguous parts, several per host thread taken dynamically (host_dynamic_parts), so
+//    each thread streams through its rows in order and a slow thread hands its last parts on;
 //    team_per_row virtual rows join the split rows there (a row split across threads).
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
@@ -157,16 +159,20 @@ transpose_with_source(const CrsType& A) {
 template <class Device, class HostEntries>
 std::pair<Kokkos::View<int16_t*, Device>, int64_t> compress_columns(const HostEntries& entries,
                                                                    const std::vector<int64_t>& row_map) {
+  // One pass writing the offsets while it measures the bandwidth; past 32767 it only measures.
+  Kokkos::View<int16_t*, Device> out(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmv::col_offsets"),
+                                     entries.extent(0));
+  const auto h = Kokkos::create_mirror_view(out);
   int64_t bandwidth = 0;
   for (int64_t r = 0; r + 1 < static_cast<int64_t>(row_map.size()); ++r)
-    for (int64_t k = row_map[r]; k < row_map[r + 1]; ++k)
-      bandwidth = std::max<int64_t>(bandwidth, std::abs(static_cast<int64_t>(entries(k)) - r));
+    for (int64_t k = row_map[r]; k < row_map[r + 1]; ++k) {
+      const int64_t d = static_cast<int64_t>(entries(k)) - r;
+      bandwidth = std::max<int64_t>(bandwidth, d < 0 ? -d : d);
+      if (bandwidth <= 32767) h(k) = static_cast<int16_t>(d);
+    }
   if (bandwidth > 32767) return {{}, bandwidth};
-  std::vector<int16_t> offsets(entries.extent(0));
-  for (int64_t r = 0; r + 1 < static_cast<int64_t>(row_map.size()); ++r)
-    for (int64_t k = row_map[r]; k < row_map[r + 1]; ++k)
-      offsets[k] = static_cast<int16_t>(static_cast<int64_t>(entries(k)) - r);
-  return {to_device_view<int16_t, Device>(offsets, "Sprocket::spmv::col_offsets"), bandwidth};
+  Kokkos::deep_copy(out, h);
+  return {out, bandwidth};
 }
 
 /// The row-pattern dictionary of A (SpmvOptions::IndexCompression::row_patterns): the pattern of
@@ -194,9 +200,32 @@ RowPatterns<Device> find_row_patterns(const HostEntries& entries, const std::vec
   std::vector<int32_t> begin{0}, offsets;
   std::vector<uint16_t> row_pattern(std::max<int64_t>(n, 0));
   std::unordered_multimap<uint64_t, int32_t> by_hash;  // hash of the offsets -> pattern ids
+  constexpr int max_recent = 4;
+  int32_t recent[max_recent] = {};  // the most recently used distinct patterns, most recent first
+  int recent_count = 0;
   Result result;
   for (int64_t r = 0; r < n; ++r) {
     const int64_t k0 = row_map[r], len = row_map[r + 1] - k0;
+    // Neighbouring rows of stencil and FEM matrices mostly repeat a recent pattern (a 7-point
+    // stencil the previous row's; a block of d degrees of freedom per node cycles through d):
+    // compare with the last `recent` distinct ones first, which skips the hash and the table
+    // (most of the analysis's time on Poisson and elasticity matrices went to hashing every row).
+    int32_t hit = -1;
+    for (int i = 0; i < recent_count && hit < 0; ++i) {
+      const int32_t p = recent[i];
+      if (begin[p + 1] - begin[p] != len) continue;
+      const int32_t* o = offsets.data() + begin[p];
+      bool same = true;
+      for (int64_t j = 0; j < len && same; ++j) same = o[j] == static_cast<int64_t>(entries(k0 + j)) - r;
+      if (same) hit = i;
+    }
+    if (hit >= 0) {
+      const int32_t p = recent[hit];
+      for (int i = hit; i > 0; --i) recent[i] = recent[i - 1];  // most recent first
+      recent[0] = p;
+      row_pattern[r] = static_cast<uint16_t>(p);
+      continue;
+    }
     uint64_t h = 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(len);
     for (int64_t j = 0; j < len; ++j)
       h = (h ^ static_cast<uint64_t>(static_cast<int64_t>(entries(k0 + j)) - r)) * 0x100000001B3ull;
@@ -221,6 +250,9 @@ RowPatterns<Device> find_row_patterns(const HostEntries& entries, const std::vec
       by_hash.emplace(h, id);
     }
     row_pattern[r] = static_cast<uint16_t>(id);
+    recent_count = std::min(recent_count + 1, max_recent);
+    for (int i = recent_count - 1; i > 0; --i) recent[i] = recent[i - 1];
+    recent[0] = id;
   }
   result.count = static_cast<int64_t>(begin.size()) - 1;
   result.total_offsets = static_cast<int64_t>(offsets.size());
@@ -246,6 +278,7 @@ struct SpmvColumnIndexCopies {
   bool offsets_computed = false;
   Kokkos::View<int16_t*, Device> col_offsets;
   int64_t bandwidth = -1;
+  double patterns_seconds = 0, offsets_seconds = 0;  ///< what computing each took
 };
 
 /// The host-side analysis of A: the schedule with every decision (see spmv_schedule), asking
@@ -267,24 +300,28 @@ SpmvSchedule analyze_spmv(const CrsType& A, const std::vector<int64_t>& row_map,
   facts.scalar_bytes = static_cast<int64_t>(sizeof(typename CrsType::non_const_value_type));
   facts.row_patterns = [&]() {
     if (!copies.patterns_counted) {
+      const auto t0 = std::chrono::steady_clock::now();
       copies.patterns = find_row_patterns<Device>(entries(), row_map);
       copies.patterns_counted = true;
+      copies.patterns_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
     return SpmvRowPatternCount{copies.patterns.count, copies.patterns.total_offsets, copies.patterns.usable,
                                copies.patterns.offsets_fit_16_bits};
   };
   facts.offsets16 = [&]() {
     if (!copies.offsets_computed) {
+      const auto t0 = std::chrono::steady_clock::now();
       std::tie(copies.col_offsets, copies.bandwidth) = compress_columns<Device>(entries(), row_map);
       copies.offsets_computed = true;
+      copies.offsets_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
     return SpmvOffsets16Fit{copies.bandwidth, copies.col_offsets.extent(0) > 0};
   };
   return spmv_schedule(row_map, A.numCols(), options, target, decision, decided_by, decision_detail, &facts);
 }
 
-/// The schedule in the plan's memory space. `host_parts` > 0 also builds the host executor's
-/// partition into that many parts.
+/// The schedule in the plan's memory space. `host_parts` > 0 (the host threads) also builds the
+/// host executor's partition, into host_dynamic_parts(host_parts, nnz-cost) parts.
 template <class Ordinal, class Device>
 SpmvDeviceSchedule<Ordinal, Device> make_device_schedule(const SpmvSchedule& s,
                                                         const std::vector<int64_t>& row_map,
@@ -345,8 +382,8 @@ SpmvDeviceSchedule<Ordinal, Device> make_device_schedule(const SpmvSchedule& s,
                             : (row_map[r1] - row_map[r0]) + 2 * (r1 - r0);
       cost[v + 1] = cost[v] + c;
     }
-    d.num_parts = host_parts;
-    d.part_begin = to_device_view<int64_t, Device>(balanced_parts(cost, host_parts), "Sprocket::spmv::part_begin");
+    d.num_parts = host_dynamic_parts(host_parts, cost[nv]);
+    d.part_begin = to_device_view<int64_t, Device>(balanced_parts(cost, d.num_parts), "Sprocket::spmv::part_begin");
     d.vrow_kernel = to_device_view<uint8_t, Device>(vrow_kernel, "Sprocket::spmv::vrow_kernel");
   }
   return d;

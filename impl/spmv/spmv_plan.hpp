@@ -74,6 +74,8 @@ class SpmvPlan : public Impl::LinearOperator<SpmvPlan<CrsType>, typename CrsType
   const CrsType& matrix() const { return A_; }
   /// The device-side analysis every backend reads (A's Views and the device schedule).
   const analysis_type& analysis() const { return analysis_; }
+  /// Where the construction's time went, phase by phase (seconds, one measurement each).
+  const SpmvAnalysisSeconds& analysis_seconds() const { return analysis_seconds_; }
 
  private:
   /// x and y of the plan's scalar type in its memory space reach apply_compiled, as one of two
@@ -104,6 +106,7 @@ class SpmvPlan : public Impl::LinearOperator<SpmvPlan<CrsType>, typename CrsType
   Impl::SpmvColumnIndexCopies<device_type> column_copies_;
   analysis_type analysis_;
   std::string autotune_report_;
+  SpmvAnalysisSeconds analysis_seconds_;
   /// Not shared by copies: the dispatch writes the values of A^T into it at every transposed apply.
   mutable Impl::EmptyOnCopy<std::shared_ptr<const transpose_type>> transpose_;
 };

@@ -4,6 +4,7 @@
 // matrix types instantiate them here. Non-inline on purpose: `extern template` does not hold
 // back the instantiation of inline members.
 #include <Kokkos_Core.hpp>
+#include <chrono>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -19,30 +20,57 @@
 
 namespace Sprocket {
 
+namespace Impl {
+/// Seconds since `t`, and `t` moved to now.
+inline double lap(std::chrono::steady_clock::time_point& t) {
+  const auto now = std::chrono::steady_clock::now();
+  const double s = std::chrono::duration<double>(now - t).count();
+  t = now;
+  return s;
+}
+}  // namespace Impl
+
 template <class CrsType>
 SpmvPlan<CrsType>::SpmvPlan(const CrsType& A, const SpmvOptions& options)
     : A_(A), options_(options), target_(Impl::spmv_target<execution_space, memory_space>(options.backend)) {
+  auto t = std::chrono::steady_clock::now();
   Sprocket::validate(A_, "SpmvPlan");  // A's structure, once: the kernels index x and y through it unchecked
+  analysis_seconds_.validate = Impl::lap(t);
   row_map_ = Impl::host_row_map(A_);
+  analysis_seconds_.row_map = Impl::lap(t);
   schedule_ = Impl::analyze_spmv(A_, row_map_, options_, target_, column_copies_);
+  analysis_seconds_.schedule = Impl::lap(t) - column_copies_.patterns_seconds - column_copies_.offsets_seconds;
   analysis_ = Impl::make_spmv_analysis(A_, schedule_, row_map_, column_copies_);
+  analysis_seconds_.device_schedule = Impl::lap(t);
   if (options_.autotune && options_.kernel == SpmvKernel::automatic) {
+    const double before = column_copies_.patterns_seconds + column_copies_.offsets_seconds;
     Impl::SpmvAutotuneResult<CrsType> tuned = Impl::spmv_autotune(A_, row_map_, options_, target_, column_copies_);
     schedule_ = std::move(tuned.schedule);
     analysis_ = std::move(tuned.analysis);
     autotune_report_ = std::move(tuned.report);
+    analysis_seconds_.autotune =
+        Impl::lap(t) - (column_copies_.patterns_seconds + column_copies_.offsets_seconds - before);
   }
+  analysis_seconds_.row_patterns = column_copies_.patterns_seconds;
+  analysis_seconds_.offsets16 = column_copies_.offsets_seconds;
 }
 
 template <class CrsType>
 SpmvPlan<CrsType>::SpmvPlan(const CrsType& A, const SpmvTuningOptions& options)
     : A_(A), options_(options), target_(Impl::spmv_target<execution_space, memory_space>(options.backend)) {
+  auto t = std::chrono::steady_clock::now();
   Sprocket::validate(A_, "SpmvPlan");
+  analysis_seconds_.validate = Impl::lap(t);
   row_map_ = Impl::host_row_map(A_);
+  analysis_seconds_.row_map = Impl::lap(t);
   schedule_ = options.decision ? Impl::analyze_spmv(A_, row_map_, options_, target_, column_copies_,
                                                     &*options.decision, SpmvDecidedBy::options)
                                : Impl::analyze_spmv(A_, row_map_, options_, target_, column_copies_);
+  analysis_seconds_.schedule = Impl::lap(t) - column_copies_.patterns_seconds - column_copies_.offsets_seconds;
   analysis_ = Impl::make_spmv_analysis(A_, schedule_, row_map_, column_copies_);
+  analysis_seconds_.device_schedule = Impl::lap(t);
+  analysis_seconds_.row_patterns = column_copies_.patterns_seconds;
+  analysis_seconds_.offsets16 = column_copies_.offsets_seconds;
 }
 
 template <class CrsType>

@@ -289,6 +289,13 @@ struct Kit {
     out.push_back({"Backend::portable", portable_backend});
     portable_backend.kernel = BsrKernel::row_per_thread;
     out.push_back({"row_per_thread, Backend::portable", portable_backend});
+    // The host kernels take their parts dynamically: more parts than threads, and one per block row.
+    if (host)
+      for (int parts : {7, 64}) {
+        BsrSpmvOptions o;
+        o.host_parts = parts;
+        out.push_back({"default kernel, " + std::to_string(parts) + " parts", o});
+      }
     return out;
   }
 

@@ -280,6 +280,22 @@ TEST(SprocketBench, SpmvJsonLines) {
       expect_string(r, "chosen_kernel");
       expect_string(r, "decided_by");
       expect_number(r, "setup_seconds");
+      // The analysis phase by phase: each measured, none negative, their sum within the plan's
+      // construction (setup_seconds), and the set-up in applies.
+      double phases = 0;
+      for (const char* phase : {"validate", "row_map", "row_patterns", "offsets16", "schedule", "device_schedule",
+                                "autotune"}) {
+        const std::string key = std::string("analysis_") + phase + "_seconds";
+        expect_number(r, key);
+        EXPECT_GE(number(r, key), 0) << key << "\n" << show(r);
+        phases += number(r, key);
+      }
+      EXPECT_GT(phases, 0) << show(r);
+      EXPECT_LE(phases, number(r, "setup_seconds") * 1.001 + 1e-6) << show(r);
+      expect_number(r, "setup_applies");
+      EXPECT_NEAR(number(r, "setup_applies"), number(r, "setup_seconds") / number(r, "seconds"),
+                  1e-4 * number(r, "setup_applies") + 1e-9)
+          << show(r);
       const std::set<std::string> reasons{"model", "forced", "autotune", "options"};
       EXPECT_EQ(reasons.count(text(r, "decided_by")), 1u) << show(r);
     } else {

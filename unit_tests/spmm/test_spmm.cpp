@@ -256,6 +256,27 @@ TYPED_TEST(Spmm, PowerLaw) {
   Kit<TypeParam>::run_configs(A, "R-MAT scale 8", 3000);
 }
 
+// A stencil's rows slide one column per row: csr_rows on the host reads column-major B and C in
+// place, in column groups (every K of kColumns: groups of 8, then 4, 2 and 1); R-MAT's do not,
+// and it keeps packing B. Both through every configuration and layout.
+TYPED_TEST(Spmm, ColumnGroupsOnAStencil) {
+  using K = Kit<TypeParam>;
+  const HostCsr stencil = gen::poisson3d(8);
+  const HostCsr power_law = gen::rmat(9, 8, test::seed_for(6));
+  SpmmOptions rows;
+  rows.kernel = SpmmKernel::csr_rows;
+  if (K::native && Impl::is_host_space_v<typename TypeParam::execution_space>) {
+    const typename K::Plan on_stencil(to_crs<TypeParam>(stencil), rows);
+    EXPECT_TRUE(on_stencil.analysis().column_groups) << on_stencil.describe();
+    EXPECT_GT(on_stencil.analysis().next_row_shift_fraction, 0.8) << on_stencil.describe();
+    EXPECT_TRUE(contains(on_stencil.describe(), "column groups of 8 in place")) << on_stencil.describe();
+    const typename K::Plan on_power_law(to_crs<TypeParam>(power_law), rows);
+    EXPECT_FALSE(on_power_law.analysis().column_groups) << on_power_law.describe();
+  }
+  K::run_configs(stencil, "Poisson 8^3", 3500);
+  K::run_configs(power_law, "R-MAT scale 9", 3600);
+}
+
 TYPED_TEST(Spmm, NonSquare) {
   Kit<TypeParam>::run_configs(test::random_csr(300, 70, 5, 4), "300 x 70", 4000);
   Kit<TypeParam>::run_configs(test::random_csr(40, 500, 30, 5), "40 x 500", 5000);
@@ -635,6 +656,40 @@ TEST(SpmmLarge, StreamingStoresOfALargeC) {
     plan.apply("N", 1.5, bv, 0.0, cv);
     EXPECT_TRUE(test::spmm_matches<double>("N", 1.5, A, B, 0.0, HostDense(rows, K, kNaN), test::to_host_dense(cv)))
         << to_string(kernel);
+  }
+}
+#endif  // KOKKOS_ENABLE_CUDA
+
+// A matrix of ~26000 entries: the host kernels cut its rows (csr_rows) or panels (aspt) into
+// several parts per thread, taken dynamically; column-major C under aspt gives every thread its
+// own scratch (taken per part). Every part must run exactly once, whichever thread takes it.
+#ifndef KOKKOS_ENABLE_CUDA
+TEST(SpmmLarge, HostPartsOutnumberTheThreads) {
+  using Space = Kokkos::DefaultHostExecutionSpace;
+  using Crs = test::Crs<double, int, Space>;
+  using K = Kit<Crs>;
+  const HostCsr A = test::random_csr(2000, 700, 12, 40);
+  const int threads = Space().concurrency();
+  const Crs a = to_crs<Crs>(A);
+  uint64_t salt = 41;
+  for (SpmmKernel kernel : {SpmmKernel::csr_rows, SpmmKernel::aspt}) {
+    SpmmOptions o;
+    o.kernel = kernel;
+    if (kernel == SpmmKernel::aspt) o.tiling = small_tiling();
+    const K::Plan plan(a, o);
+    const int parts = plan.analysis().num_parts;
+    EXPECT_GT(parts, threads) << to_string(kernel) << "\n" << plan.describe();
+    EXPECT_LE(parts, threads * Impl::host_parts_per_thread) << to_string(kernel);
+    const auto bounds = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), plan.analysis().parts);
+    ASSERT_EQ(int(bounds.extent(0)), parts + 1);
+    for (int p = 0; p < parts; ++p) EXPECT_LE(bounds(p), bounds(p + 1)) << "part " << p;
+    EXPECT_EQ(bounds(0), 0);
+    EXPECT_GT(bounds(parts), 0);
+    for (int64_t k : {3, 64}) {
+      EXPECT_TRUE((K::check<K::MatR, K::MatR>(plan, A, "N", k, 1.5, 0.0, salt += 2))) << to_string(kernel) << ", R/R, K " << k;
+      EXPECT_TRUE((K::check<K::MatL, K::MatL>(plan, A, "N", k, 1.5, 0.0, salt += 2))) << to_string(kernel) << ", L/L, K " << k;
+      EXPECT_TRUE((K::check<K::MatL, K::MatL>(plan, A, "N", k, -0.5, 0.75, salt += 2))) << to_string(kernel) << ", L/L, K " << k;
+    }
   }
 }
 #endif  // KOKKOS_ENABLE_CUDA

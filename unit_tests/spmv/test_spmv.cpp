@@ -1015,6 +1015,30 @@ TEST(SpmvLarge, PowerLawScale14) {
   BigKit::run_configs(A, configs, 3200);
 }
 
+// The host executor cuts the virtual rows into several nnz-balanced parts per thread, which the
+// threads take dynamically: the parts cover every virtual row once, in order, and the product is
+// right whichever thread ran which part. Host builds only (a CUDA build's default space is Cuda).
+#ifndef KOKKOS_ENABLE_CUDA
+TEST(SpmvLarge, HostPartsOutnumberTheThreads) {
+  const HostCsr A = test::random_csr(20000, 15000, 9, 3400);
+  const int threads = Kokkos::DefaultExecutionSpace().concurrency();
+  for (const Config& c : standard_configs()) {
+    const BigKit::Plan plan = BigKit::make_plan(to_crs<BigCrs>(A), c);
+    const auto& d = plan.analysis().schedule;
+    if (d.num_parts == 0) continue;  // Backend::portable: no host executor
+    // Rows split across all threads (team_per_row, split_row forced) cost the parts nothing.
+    if (d.num_split_rows < A.num_rows) EXPECT_GT(d.num_parts, threads) << c.name << "\n" << plan.describe();
+    EXPECT_LE(d.num_parts, threads * Impl::host_parts_per_thread) << c.name;
+    const auto begin = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.part_begin);
+    ASSERT_EQ(int64_t(begin.extent(0)), d.num_parts + 1) << c.name;
+    EXPECT_EQ(begin(0), 0) << c.name;
+    EXPECT_EQ(begin(d.num_parts), int64_t(d.vrow_bounds.extent(0)) - 1) << c.name;
+    for (int64_t p = 0; p < d.num_parts; ++p) EXPECT_LE(begin(p), begin(p + 1)) << c.name << ", part " << p;
+  }
+  BigKit::run_configs(A, standard_configs(), 3400, {"N"});
+}
+#endif  // KOKKOS_ENABLE_CUDA
+
 TEST(SpmvAutotune, PowerLaw) {
   const HostCsr A = gen::rmat(13, 16, test::seed_for(33));
   SpmvOptions o;
@@ -1143,6 +1167,34 @@ TEST(SpmvApi, ConstInputExecutionSpaceInstanceAndDescribe) {
   EXPECT_TRUE(contains(d, Kokkos::DefaultExecutionSpace::name())) << d;
   for (const auto& bin : plan.schedule().bins) EXPECT_TRUE(contains(d, to_string(bin.kernel))) << d;
   EXPECT_EQ(plan.matrix().values.data(), a.values.data()) << "the plan must keep A's Views";
+}
+
+// analysis_seconds(): every phase measured once, none negative. On the host target a stencil's
+// plan asks for the row patterns and the 16-bit offsets (its column-index decision), so those
+// phases took time; forcing A's own indices with the model's decision asks for neither.
+TEST(SpmvApi, AnalysisSecondsByPhase) {
+  const BigCrs poisson = to_crs<BigCrs>(gen::poisson3d(30));
+  const BigKit::Plan plan(poisson);
+  const SpmvAnalysisSeconds& s = plan.analysis_seconds();
+  for (double phase : {s.validate, s.row_map, s.row_patterns, s.offsets16, s.schedule, s.device_schedule, s.autotune})
+    EXPECT_GE(phase, 0);
+  EXPECT_GT(s.validate, 0);
+  EXPECT_GT(s.schedule, 0);
+  EXPECT_GT(s.device_schedule, 0);
+  EXPECT_EQ(s.autotune, 0);
+  EXPECT_NEAR(s.total(),
+              s.validate + s.row_map + s.row_patterns + s.offsets16 + s.schedule + s.device_schedule + s.autotune,
+              1e-12);
+  if (plan.target() == SpmvTarget::host) {
+    EXPECT_TRUE(plan.schedule().row_patterns) << plan.describe();
+    EXPECT_GT(s.row_patterns, 0) << plan.describe();
+  }
+  SpmvOptions own;
+  own.compress_indices = SpmvOptions::IndexCompression::off;
+  own.prefetch_x = SpmvOptions::XPrefetch::off;
+  const BigKit::Plan plain(poisson, own);
+  EXPECT_EQ(plain.analysis_seconds().row_patterns, 0) << plain.describe();
+  EXPECT_EQ(plain.analysis_seconds().offsets16, 0) << plain.describe();
 }
 
 namespace {

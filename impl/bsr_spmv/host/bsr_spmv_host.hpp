@@ -213,7 +213,7 @@ void bsr_spmv_general(const ExecSpace& space, const BsrType& A, const Parts& par
   using Value = std::remove_const_t<std::remove_pointer_t<decltype(values)>>;
   using PaddedValue = std::remove_const_t<std::remove_pointer_t<decltype(padded_values)>>;
   Kokkos::parallel_for(
-      "Sprocket::bsr_spmv::host", Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Static>>(space, 0, parts.extent(0) - 1),
+      "Sprocket::bsr_spmv::host", host_dynamic_policy(space, int64_t(parts.extent(0)) - 1),
       KOKKOS_LAMBDA(const int64_t p) {
         if (use_padded)
           run_part(avx2, b, GeneralRows<true, Offset, Ordinal, PaddedValue, XVector, YVector, Scalar>{
@@ -245,16 +245,15 @@ void bsr_spmv_symmetric(const ExecSpace& space, int b, const Work& work, Scalar 
   Scalar* spill = spill_view.data();
   const auto parts = work.parts, reach = work.reach, spill_offset = work.spill_offset;
   const int64_t num_parts = int64_t(parts.extent(0)) - 1;
-  using Policy = Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Static>>;
   Kokkos::parallel_for(
-      "Sprocket::bsr_spmv::host_symmetric", Policy(space, 0, num_parts), KOKKOS_LAMBDA(const int64_t p) {
+      "Sprocket::bsr_spmv::host_symmetric", host_dynamic_policy(space, num_parts), KOKKOS_LAMBDA(const int64_t p) {
         run_part(avx2, b, SymmetricRows<Offset, Ordinal, Value, XVector, YVector, Scalar>{
                               b, row_map, entries, values, parts(p), parts(p + 1), alpha, xv, beta, yv,
                               spill + spill_offset(p), spill_offset(p + 1) - spill_offset(p)});
       });
   if (num_parts < 2) return;  // one part owns every row: nothing spilled
   Kokkos::parallel_for(
-      "Sprocket::bsr_spmv::host_symmetric_spills", Policy(space, 0, num_parts), KOKKOS_LAMBDA(const int64_t p) {
+      "Sprocket::bsr_spmv::host_symmetric_spills", host_dynamic_policy(space, num_parts), KOKKOS_LAMBDA(const int64_t p) {
         const int64_t I0 = parts(p), I1 = parts(p + 1);
         for (int64_t q = 0; q < p; ++q) {
           const int64_t first = parts(q + 1), lo = first > I0 ? first : I0, hi = reach(q) < I1 ? reach(q) : I1;

@@ -485,29 +485,133 @@ void spmm_typed(const ExecSpace& space, bool tiled, const Layout& L, const Parts
   const int64_t chunk_unit = spmm_register_width<32, Scalar>;
   const int64_t fit = spmm_host_cache_bytes / ((L.panel_rows + widest_tile) * static_cast<int64_t>(sizeof(Scalar)));
   a.k_chunk = fit >= K ? K : std::max<int64_t>(chunk_unit, fit / chunk_unit * chunk_unit);
-  // Column-major C under aspt: each part accumulates its panels in its own scratch.
+  // Column-major C under aspt: each thread accumulates its panels in its own scratch (the parts
+  // outnumber the threads, and a thread's scratch stays in its cache from part to part).
   const int64_t num_parts = static_cast<int64_t>(parts.extent(0)) - 1;
   const int64_t scratch_size = L.panel_rows * a.k_chunk;
+  const bool uses_scratch = tiled && C.s0 == 1 && C.s1 != 1;
+  Kokkos::Experimental::UniqueToken<ExecSpace> thread_slot(space);
   Scalar* scratch = nullptr;
-  if (tiled && C.s0 == 1 && C.s1 != 1)
-    scratch = workspace.at_least(workspace.scratch, num_parts * scratch_size, "Sprocket::spmm::panel_scratch");
+  if (uses_scratch)
+    scratch = workspace.at_least(workspace.scratch, int64_t(thread_slot.size()) * scratch_size,
+                                 "Sprocket::spmm::panel_scratch");
   const bool avx2 = host_has_avx2_fma();
   const int64_t* bounds = parts.data();
   Kokkos::parallel_for(
       tiled ? "Sprocket::spmm::host_aspt" : "Sprocket::spmm::host_csr_rows",
-      Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Static>>(space, 0, num_parts),
-      [=](const int64_t part) {
+      host_dynamic_policy(space, num_parts), [=](const int64_t part) {
         const int64_t begin = bounds[part], end = bounds[part + 1];
+        const int slot = uses_scratch ? thread_slot.acquire() : 0;
+        Scalar* own = scratch ? scratch + slot * scratch_size : nullptr;
 #if defined(SPROCKET_HOST_AVX2_CLONE)
         if (avx2) {
-          if (tiled) aspt_range_avx2(a, begin, end, scratch ? scratch + part * scratch_size : nullptr);
+          if (tiled) aspt_range_avx2(a, begin, end, own);
           else csr_rows_range_avx2(a, begin, end);
+          if (uses_scratch) thread_slot.release(slot);
           return;
         }
 #endif
         (void)avx2;
-        if (tiled) aspt_range_native(a, begin, end, scratch ? scratch + part * scratch_size : nullptr);
+        if (tiled) aspt_range_native(a, begin, end, own);
         else csr_rows_range_native(a, begin, end);
+        if (uses_scratch) thread_slot.release(slot);
+      });
+}
+
+/// Column-major B and C under csr_rows: rows go in blocks of spmm_column_block_rows, and for each
+/// block the columns of B and C go spmm_column_width at a time, each row's entries multiplied into
+/// that many scalar accumulators (independent add chains) and C's columns written as contiguous
+/// runs of the block's rows. No copy of B: packing B row-major moved B three more times (read,
+/// write, read again) and C then went out one cache line per column at a time, four times the
+/// row-major product's time on a 7-point Poisson matrix with K = 128 (perf_tests/results/
+/// host-compare-2026-12-07.md). The block's entries of A are read once per group of columns,
+/// from L1/L2; B's columns are read where the rows' columns lead, which for a matrix whose
+/// columns stay near its rows is a few contiguous windows per column.
+inline constexpr int64_t spmm_column_block_rows = 256;
+inline constexpr int spmm_column_width = 8;
+
+/// C(r, k0 .. k0 + KW) for rows [r0, r1) of one row block, B and C column-major.
+template <int KW, class Scalar, class Ordinal, class Offset>
+SPROCKET_SPMM_INLINE void column_group_rows(const Offset* __restrict row_map, const Ordinal* __restrict entries,
+                                            const Scalar* __restrict values, const Scalar* __restrict B, int64_t ldb,
+                                            Scalar* __restrict C, int64_t ldc, Scalar alpha, Scalar beta,
+                                            int64_t r0, int64_t r1, int64_t k0) {
+  const Scalar* __restrict b = B + k0 * ldb;
+  Scalar* __restrict c = C + k0 * ldc;
+  for (int64_t r = r0; r < r1; ++r) {
+    Scalar acc[KW];
+    for (int t = 0; t < KW; ++t) acc[t] = Scalar(0);
+    for (int64_t j = row_map[r], e = row_map[r + 1]; j < e; ++j) {
+      const Scalar v = values[j];
+      const Scalar* __restrict bj = b + entries[j];
+      for (int t = 0; t < KW; ++t) acc[t] += v * bj[t * ldb];
+    }
+    if (beta == Scalar(0))
+      for (int t = 0; t < KW; ++t) c[r + t * ldc] = alpha * acc[t];
+    else
+      for (int t = 0; t < KW; ++t) c[r + t * ldc] = beta * c[r + t * ldc] + alpha * acc[t];
+  }
+}
+
+/// Rows [r0, r1) times all K columns, B and C column-major (see spmm_column_block_rows).
+template <class Scalar, class Ordinal, class Offset>
+SPROCKET_SPMM_INLINE void column_major_rows(const Offset* row_map, const Ordinal* entries, const Scalar* values,
+                                            const Scalar* B, int64_t ldb, Scalar* C, int64_t ldc, int64_t K,
+                                            Scalar alpha, Scalar beta, int64_t r0, int64_t r1) {
+  for (int64_t rb = r0; rb < r1; rb += spmm_column_block_rows) {
+    const int64_t re = std::min(r1, rb + spmm_column_block_rows);
+    int64_t k = 0;
+    for (; k + spmm_column_width <= K; k += spmm_column_width)
+      column_group_rows<spmm_column_width>(row_map, entries, values, B, ldb, C, ldc, alpha, beta, rb, re, k);
+    if (K - k >= 4) {
+      column_group_rows<4>(row_map, entries, values, B, ldb, C, ldc, alpha, beta, rb, re, k);
+      k += 4;
+    }
+    if (K - k >= 2) {
+      column_group_rows<2>(row_map, entries, values, B, ldb, C, ldc, alpha, beta, rb, re, k);
+      k += 2;
+    }
+    if (K - k >= 1) column_group_rows<1>(row_map, entries, values, B, ldb, C, ldc, alpha, beta, rb, re, k);
+  }
+}
+
+template <class Scalar, class Ordinal, class Offset>
+SPROCKET_SPMM_NOINLINE void column_major_rows_native(const Offset* row_map, const Ordinal* entries,
+                                                     const Scalar* values, const Scalar* B, int64_t ldb, Scalar* C,
+                                                     int64_t ldc, int64_t K, Scalar alpha, Scalar beta, int64_t r0,
+                                                     int64_t r1) {
+  column_major_rows(row_map, entries, values, B, ldb, C, ldc, K, alpha, beta, r0, r1);
+}
+#if defined(SPROCKET_HOST_AVX2_CLONE)
+template <class Scalar, class Ordinal, class Offset>
+__attribute__((target("avx2,fma"), noinline)) void column_major_rows_avx2(const Offset* row_map,
+                                                                          const Ordinal* entries,
+                                                                          const Scalar* values, const Scalar* B,
+                                                                          int64_t ldb, Scalar* C, int64_t ldc,
+                                                                          int64_t K, Scalar alpha, Scalar beta,
+                                                                          int64_t r0, int64_t r1) {
+  column_major_rows(row_map, entries, values, B, ldb, C, ldc, K, alpha, beta, r0, r1);
+}
+#endif
+
+/// csr_rows with column-major B and C (stride 1 along the rows, any column stride).
+template <class ExecSpace, class Layout, class Parts, class Scalar>
+void spmm_column_major(const ExecSpace& space, const Layout& L, const Parts& parts, Scalar alpha, const Scalar* B,
+                       int64_t ldb, Scalar beta, Scalar* C, int64_t ldc, int64_t K) {
+  const auto* row_map = L.row_map.data();
+  const auto* entries = L.entries.data();
+  const Scalar* values = L.values.data();
+  const int64_t* bounds = parts.data();
+  const int64_t num_parts = static_cast<int64_t>(parts.extent(0)) - 1;
+  const bool avx2 = host_has_avx2_fma();
+  Kokkos::parallel_for(
+      "Sprocket::spmm::host_column_major", host_dynamic_policy(space, num_parts), [=](const int64_t part) {
+        const int64_t r0 = bounds[part], r1 = bounds[part + 1];
+#if defined(SPROCKET_HOST_AVX2_CLONE)
+        if (avx2) return column_major_rows_avx2(row_map, entries, values, B, ldb, C, ldc, K, alpha, beta, r0, r1);
+#endif
+        (void)avx2;
+        column_major_rows_native(row_map, entries, values, B, ldb, C, ldc, K, alpha, beta, r0, r1);
       });
 }
 
@@ -549,7 +653,10 @@ void spmm_views(const ExecSpace& space, bool tiled, const Layout& L, const Parts
   const int64_t n = B.extent(0), K = C.extent(1), c_rows = C.extent(0);
   const DenseRef<Scalar, DenseKind::strided> c = {C.data(), static_cast<int64_t>(C.stride(0)),
                                                   static_cast<int64_t>(C.stride(1))};
-  if (K == 1 || B.stride(1) == 1) {
+  if (!tiled && L.column_groups && K > 1 && B.stride(0) == 1 && C.stride(0) == 1) {
+    spmm_column_major(space, L, parts, alpha, B.data(), static_cast<int64_t>(B.stride(1)), beta, C.data(),
+                      static_cast<int64_t>(C.stride(1)), K);
+  } else if (K == 1 || B.stride(1) == 1) {
     const RowMajor b = {B.data(), static_cast<int64_t>(B.stride(0)), 1};
     spmm_typed(space, tiled, L, parts, widest_tile, workspace, alpha, b, beta, c, c_rows, K);
   } else if (K >= spmm_host_pack_columns) {

@@ -1,8 +1,8 @@
 #pragma once
 // Host (OpenMP / Serial) specialization of the SpMV kernel family.
 //
-// One parallel region: each host thread owns a contiguous, nnz-balanced range of virtual rows
-// (built at analysis) and streams through it in row order, running for each virtual row the
+// One parallel region over contiguous, nnz-balanced parts of the virtual rows (built at analysis,
+// several per thread, taken dynamically); a thread streams through each part in row order, running for each virtual row the
 // kernel its bin chose. On a CPU a "sub-vector of X lanes per row" is X interleaved partial sums
 // inside one thread: the row's entries k = l, l+X, l+2X, ... go to accumulator l, and the X sums
 // are combined at the end. Independent accumulators break the floating-point add chain that
@@ -349,7 +349,7 @@ void spmv_parts(const ExecSpace& space, const SpmvAnalysis<CrsType>& analysis, S
   const int64_t num_parts = s.num_parts;
   const bool avx2 = host_has_avx2_fma();
   Kokkos::parallel_for(
-      "Sprocket::spmv::host", Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Static>>(space, 0, num_parts),
+      "Sprocket::spmv::host", host_dynamic_policy(space, num_parts),
       KOKKOS_LAMBDA(const int64_t p) {
         part_with_columns(avx2, rows, columns, kernels, bounds, parts(p), parts(p + 1), alpha, xv, beta, yv);
       });
