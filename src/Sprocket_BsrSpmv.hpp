@@ -81,8 +81,8 @@ struct BsrSpmvOptions {
   /// matrices sit in cache, where the general kernel's single pass is faster), and mode "T" runs
   /// the mode "N" kernel on every target.
   bool symmetric = false;
-  /// Host kernels: the number of contiguous block-row parts (0: one per thread of the execution
-  /// space). More parts than threads balance irregular rows at the cost of more, smaller ranges.
+  /// Host kernels: the number of contiguous block-row parts, which the threads take dynamically
+  /// (0: up to 8 per thread of the execution space, each of at least 2048 blocks plus block rows).
   int host_parts = 0;
 };
 

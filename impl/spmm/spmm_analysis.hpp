@@ -231,8 +231,9 @@ inline int64_t spmm_cuda_split_entries(int64_t rows, int64_t nnz) {
 
 /// The whole analysis of A for a plan whose backend is already resolved: the tile layout with
 /// `tiling` (GPU slots for target cuda), the reordered copy, the kernel choice, and for native
-/// host kernels the parts (one per thread of ExecSpace, contiguous, about equal work: entries
-/// plus one per row for its stores). The analysis reads A's columns where they are (host spaces)
+/// host kernels the parts (host_dynamic_parts: several per thread of ExecSpace, taken
+/// dynamically, contiguous, about equal work: entries plus one per row for its stores) and
+/// whether csr_rows runs column groups on column-major B and C (column_groups). The analysis reads A's columns where they are (host spaces)
 /// and writes the permutation and the reordered columns straight into the analysis's arrays
 /// (through host mirrors on a GPU), so it touches no other per-entry memory.
 template <class CrsType>

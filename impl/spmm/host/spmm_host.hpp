@@ -6,8 +6,8 @@
 // compile-time constant of 8 SIMD registers (16 doubles / 32 floats with SSE2, twice that with
 // AVX2), remainders in halving widths down to 1; a row's chunk is accumulated over the row's
 // entries in W / lanes vector accumulators (independent add chains) and written once. No atomics:
-// every thread owns a contiguous range of rows (csr_rows) or row panels (aspt) balanced by entries
-// at analysis.
+// the analysis cuts the rows (csr_rows) or row panels (aspt) into contiguous parts balanced by
+// entries, several per thread, and each part is one thread's (taken dynamically).
 //
 //  - csr_rows: row by row (the paper's CSR algorithm). B's rows come from wherever the row's
 //    columns lead; the row of entry k + 8 is prefetched while entry k is multiplied, so scattered
@@ -29,7 +29,9 @@
 // baseline (SSE2, no FMA) still multiplies with 256-bit FMAs where it can.
 //
 // B and C are read through raw pointers and strides. B with unit stride along K (LayoutRight) is
-// read in place with vector loads; LayoutLeft B with 4 or more columns is first copied into a
+// read in place with vector loads. Column-major B and C under csr_rows, on a matrix whose rows
+// slide one column per row (SpmmAnalysis::column_groups), run column groups in place
+// (spmm_column_major). Otherwise LayoutLeft B with 4 or more columns is first copied into a
 // row-major workspace of the analysis (gathering K scalars from K columns, K cache lines, per entry
 // costs far more than the copy). Column-major C (LayoutLeft) receives its results a cache line
 // of rows at a time: csr_rows goes through a row-major buffer of a few rows on the stack, aspt
@@ -639,7 +641,7 @@ void pack_rows(const ExecSpace& space, const DenseRef<const Scalar, DenseKind::s
 }
 
 /// The kernels over B and C Views. parts: the analysis's nnz-balanced boundaries over rows
-/// (csr_rows) or row panels (aspt), one part per host thread; widest_tile: the most columns of
+/// (csr_rows) or row panels (aspt), several per host thread, taken dynamically; widest_tile: the most columns of
 /// any heavy tile; workspace: the analysis's SpmmHostWorkspace. B and C: rank-2 Views of the
 /// plan's scalar type; B with unit stride along K is read in place with vector loads, LayoutLeft B
 /// is packed first when it has spmm_host_pack_columns or more columns (and gathered in place
