@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "impl/common/huge_pages.hpp"
+
 namespace Sprocket {
 namespace Impl {
 
@@ -16,7 +18,9 @@ namespace Impl {
 template <class CrsType>
 std::vector<int64_t> host_row_map(const CrsType& A) {
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.graph.row_map);
-  std::vector<int64_t> row_map(A.numRows() + 1, 0);
+  std::vector<int64_t> row_map;
+  reserve_with_huge_pages(row_map, static_cast<size_t>(A.numRows()) + 1);
+  row_map.resize(static_cast<size_t>(A.numRows()) + 1, 0);
   if (h.extent(0) > 0)
     for (size_t i = 0; i < row_map.size(); ++i) row_map[i] = static_cast<int64_t>(h(i));
   return row_map;
@@ -27,6 +31,7 @@ template <class T, class Device, class U>
 Kokkos::View<T*, Device> to_device_view(const std::vector<U>& v, const std::string& label) {
   Kokkos::View<T*, Device> out(Kokkos::ViewAllocateWithoutInitializing(label), v.size());
   auto h = Kokkos::create_mirror_view(out);
+  advise_huge_pages(h);
   for (size_t i = 0; i < v.size(); ++i) h(i) = static_cast<T>(v[i]);
   Kokkos::deep_copy(out, h);
   return out;

@@ -163,6 +163,7 @@ std::pair<Kokkos::View<int16_t*, Device>, int64_t> compress_columns(const HostEn
   Kokkos::View<int16_t*, Device> out(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmv::col_offsets"),
                                      entries.extent(0));
   const auto h = Kokkos::create_mirror_view(out);
+  advise_huge_pages(h);
   int64_t bandwidth = 0;
   for (int64_t r = 0; r + 1 < static_cast<int64_t>(row_map.size()); ++r)
     for (int64_t k = row_map[r]; k < row_map[r + 1]; ++k) {
@@ -198,7 +199,12 @@ RowPatterns<Device> find_row_patterns(const HostEntries& entries, const std::vec
   using Result = RowPatterns<Device>;
   const int64_t n = static_cast<int64_t>(row_map.size()) - 1;
   std::vector<int32_t> begin{0}, offsets;
-  std::vector<uint16_t> row_pattern(std::max<int64_t>(n, 0));
+  // Each row's pattern goes straight into the View the plan keeps (its host mirror), not through
+  // a vector and a copy: one fresh array, not two.
+  Kokkos::View<uint16_t*, Device> row_pattern_view(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmv::row_pattern"),
+                                                   std::max<int64_t>(n, 0));
+  const auto row_pattern = Kokkos::create_mirror_view(row_pattern_view);
+  advise_huge_pages(row_pattern);
   std::unordered_multimap<uint64_t, int32_t> by_hash;  // hash of the offsets -> pattern ids
   constexpr int max_recent = 4;
   int32_t recent[max_recent] = {};  // the most recently used distinct patterns, most recent first
@@ -223,7 +229,7 @@ RowPatterns<Device> find_row_patterns(const HostEntries& entries, const std::vec
       const int32_t p = recent[hit];
       for (int i = hit; i > 0; --i) recent[i] = recent[i - 1];  // most recent first
       recent[0] = p;
-      row_pattern[r] = static_cast<uint16_t>(p);
+      row_pattern(r) = static_cast<uint16_t>(p);
       continue;
     }
     uint64_t h = 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(len);
@@ -249,7 +255,7 @@ RowPatterns<Device> find_row_patterns(const HostEntries& entries, const std::vec
       begin.push_back(static_cast<int32_t>(offsets.size()));
       by_hash.emplace(h, id);
     }
-    row_pattern[r] = static_cast<uint16_t>(id);
+    row_pattern(r) = static_cast<uint16_t>(id);
     recent_count = std::min(recent_count + 1, max_recent);
     for (int i = recent_count - 1; i > 0; --i) recent[i] = recent[i - 1];
     recent[0] = id;
@@ -257,7 +263,8 @@ RowPatterns<Device> find_row_patterns(const HostEntries& entries, const std::vec
   result.count = static_cast<int64_t>(begin.size()) - 1;
   result.total_offsets = static_cast<int64_t>(offsets.size());
   result.usable = true;
-  result.row_pattern = to_device_view<uint16_t, Device>(row_pattern, "Sprocket::spmv::row_pattern");
+  Kokkos::deep_copy(row_pattern_view, row_pattern);
+  result.row_pattern = row_pattern_view;
   result.begin = to_device_view<int32_t, Device>(begin, "Sprocket::spmv::pattern_begin");
   result.offsets = to_device_view<int32_t, Device>(offsets, "Sprocket::spmv::pattern_offsets");
   result.offsets_fit_16_bits =

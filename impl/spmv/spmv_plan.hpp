@@ -92,6 +92,10 @@ class SpmvPlan : public Impl::LinearOperator<SpmvPlan<CrsType>, typename CrsType
   void apply_vector(const execution_space& space, Mode mode, scalar_type alpha, const XView& x, scalar_type beta,
                     const YView& y) const;
 
+  /// Both constructors' analysis, each phase timed into analysis_seconds_: `decision` nullptr
+  /// for the model's; `autotune` measures the candidates afterwards (SpmvOptions::autotune).
+  void analyse(const SpmvDecision* decision, bool autotune);
+
   using transpose_type = Impl::SpmvTransposeAnalysis<CrsType>;
 
   /// A^T's analysis for mode T with SpmvTranspose::cached, built on the first transposed apply

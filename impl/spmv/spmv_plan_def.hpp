@@ -33,16 +33,30 @@ inline double lap(std::chrono::steady_clock::time_point& t) {
 template <class CrsType>
 SpmvPlan<CrsType>::SpmvPlan(const CrsType& A, const SpmvOptions& options)
     : A_(A), options_(options), target_(Impl::spmv_target<execution_space, memory_space>(options.backend)) {
+  analyse(nullptr, options_.autotune && options_.kernel == SpmvKernel::automatic);
+}
+
+template <class CrsType>
+SpmvPlan<CrsType>::SpmvPlan(const CrsType& A, const SpmvTuningOptions& options)
+    : A_(A), options_(options), target_(Impl::spmv_target<execution_space, memory_space>(options.backend)) {
+  analyse(options.decision ? &*options.decision : nullptr, false);
+}
+
+template <class CrsType>
+void SpmvPlan<CrsType>::analyse(const SpmvDecision* decision, bool autotune) {
   auto t = std::chrono::steady_clock::now();
   Sprocket::validate(A_, "SpmvPlan");  // A's structure, once: the kernels index x and y through it unchecked
   analysis_seconds_.validate = Impl::lap(t);
   row_map_ = Impl::host_row_map(A_);
   analysis_seconds_.row_map = Impl::lap(t);
-  schedule_ = Impl::analyze_spmv(A_, row_map_, options_, target_, column_copies_);
+  schedule_ = decision ? Impl::analyze_spmv(A_, row_map_, options_, target_, column_copies_, decision,
+                                            SpmvDecidedBy::options)
+                       : Impl::analyze_spmv(A_, row_map_, options_, target_, column_copies_);
+  // The column-index copies the schedule asked for are timed apart (row_patterns, offsets16).
   analysis_seconds_.schedule = Impl::lap(t) - column_copies_.patterns_seconds - column_copies_.offsets_seconds;
   analysis_ = Impl::make_spmv_analysis(A_, schedule_, row_map_, column_copies_);
   analysis_seconds_.device_schedule = Impl::lap(t);
-  if (options_.autotune && options_.kernel == SpmvKernel::automatic) {
+  if (autotune) {
     const double before = column_copies_.patterns_seconds + column_copies_.offsets_seconds;
     Impl::SpmvAutotuneResult<CrsType> tuned = Impl::spmv_autotune(A_, row_map_, options_, target_, column_copies_);
     schedule_ = std::move(tuned.schedule);
@@ -51,24 +65,6 @@ SpmvPlan<CrsType>::SpmvPlan(const CrsType& A, const SpmvOptions& options)
     analysis_seconds_.autotune =
         Impl::lap(t) - (column_copies_.patterns_seconds + column_copies_.offsets_seconds - before);
   }
-  analysis_seconds_.row_patterns = column_copies_.patterns_seconds;
-  analysis_seconds_.offsets16 = column_copies_.offsets_seconds;
-}
-
-template <class CrsType>
-SpmvPlan<CrsType>::SpmvPlan(const CrsType& A, const SpmvTuningOptions& options)
-    : A_(A), options_(options), target_(Impl::spmv_target<execution_space, memory_space>(options.backend)) {
-  auto t = std::chrono::steady_clock::now();
-  Sprocket::validate(A_, "SpmvPlan");
-  analysis_seconds_.validate = Impl::lap(t);
-  row_map_ = Impl::host_row_map(A_);
-  analysis_seconds_.row_map = Impl::lap(t);
-  schedule_ = options.decision ? Impl::analyze_spmv(A_, row_map_, options_, target_, column_copies_,
-                                                    &*options.decision, SpmvDecidedBy::options)
-                               : Impl::analyze_spmv(A_, row_map_, options_, target_, column_copies_);
-  analysis_seconds_.schedule = Impl::lap(t) - column_copies_.patterns_seconds - column_copies_.offsets_seconds;
-  analysis_ = Impl::make_spmv_analysis(A_, schedule_, row_map_, column_copies_);
-  analysis_seconds_.device_schedule = Impl::lap(t);
   analysis_seconds_.row_patterns = column_copies_.patterns_seconds;
   analysis_seconds_.offsets16 = column_copies_.offsets_seconds;
 }

@@ -1,5 +1,6 @@
 // Matrix statistics: row lengths from the row map (shared with SpMV analysis), then one pass over
-// the entries for bandwidth and diagonal. The variance is the two-pass formula on the row lengths.
+// the entries for bandwidth and diagonal. The variance comes from exact integer sums of the row
+// lengths and their squares.
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
@@ -15,22 +16,43 @@ RowLengthStats row_length_stats(const std::vector<int64_t>& row_map) {
   if (s.rows == 0) return s;
   s.nnz = row_map.back() - row_map.front();
   s.avg_row = static_cast<double>(s.nnz) / static_cast<double>(s.rows);
-  s.min_row = row_map[1] - row_map[0];
-  double sum_sq = 0;
+  // One pass whose steps depend on no data (SpMV's analysis reads every row here: a branch and a
+  // loop per row cost more than the rest of the schedule): the bucket from the length's bit
+  // width, two histograms for alternate rows (consecutive rows mostly share a bucket, and one
+  // counter would serialise on it), the sum of squares exact in 128 bits. A decreasing row map is
+  // reported afterwards, at its first row.
+  constexpr int buckets = 65;  // bit widths 0..64 (64 only for a negative length)
+  int64_t count[2][buckets] = {};
+  int64_t min_row = row_map[1] - row_map[0], max_row = min_row;
+  int64_t empty_rows = 0;
+  bool decreases = false;
+  unsigned __int128 sum_sq = 0;
   for (int64_t i = 0; i < s.rows; ++i) {
     const int64_t len = row_map[i + 1] - row_map[i];
-    SPROCKET_REQUIRE(len >= 0, "row_length_stats: the row map decreases at row ", i, " (", row_map[i], " > ",
-                     row_map[i + 1], ")");
-    s.min_row = std::min(s.min_row, len);
-    s.max_row = std::max(s.max_row, len);
-    s.empty_rows += len == 0;
-    sum_sq += (len - s.avg_row) * (len - s.avg_row);
-    size_t bucket = 0;
-    while ((int64_t{1} << bucket) <= len) ++bucket;  // len in [2^(bucket-1), 2^bucket)
-    if (s.histogram.size() <= bucket) s.histogram.resize(bucket + 1, 0);
-    ++s.histogram[bucket];
+    decreases |= len < 0;
+    min_row = std::min(min_row, len);
+    max_row = std::max(max_row, len);
+    empty_rows += len == 0;
+    const uint64_t u = static_cast<uint64_t>(len);
+    sum_sq += static_cast<unsigned __int128>(u) * u;
+    const int bucket = u == 0 ? 0 : 64 - __builtin_clzll(u);  // len in [2^(bucket-1), 2^bucket)
+    ++count[i & 1][bucket];
   }
-  s.var_row = sum_sq / static_cast<double>(s.rows);
+  for (int64_t i = 0; i < s.rows && decreases; ++i)
+    SPROCKET_REQUIRE(row_map[i] <= row_map[i + 1], "row_length_stats: the row map decreases at row ", i, " (",
+                     row_map[i], " > ", row_map[i + 1], ")");
+  s.min_row = min_row;
+  s.max_row = max_row;
+  s.empty_rows = empty_rows;
+  int top = 0;
+  for (int b = 0; b < buckets; ++b)
+    if (count[0][b] + count[1][b] > 0) top = b;
+  s.histogram.resize(top + 1, 0);
+  for (int b = 0; b <= top; ++b) s.histogram[b] = count[0][b] + count[1][b];
+  // sum (len - avg)^2 = sum len^2 - nnz^2 / rows, from exact integers.
+  const unsigned __int128 rows = static_cast<uint64_t>(s.rows), nnz = static_cast<uint64_t>(s.nnz);
+  const unsigned __int128 spread = rows * sum_sq - nnz * nnz;  // rows^2 * variance, >= 0
+  s.var_row = static_cast<double>(spread) / (static_cast<double>(s.rows) * static_cast<double>(s.rows));
   return s;
 }
 
