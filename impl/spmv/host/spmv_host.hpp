@@ -16,19 +16,26 @@
 // plan's 16-bit offsets col - row, or the plan's row-pattern dictionary (stencil and FEM
 // matrices repeat a few offset sequences: 4 bytes per entry become 2 per row). Under row
 // patterns, thread_per_row runs 8 consecutive rows of one pattern together (rows_pattern_runs).
-// Every part runs an AVX2 + FMA copy when the CPU has both (impl/utils/host_isa.hpp).
+// Every part runs an AVX2 + FMA copy when the CPU has both (impl/utils/host_isa.hpp); in the
+// double copy the sub-vector rows of 32 entries and more read through the 16-bit offsets load the
+// values as vectors (rows_with_lanes_avx2).
 //
 // The kernels below the parallel region take raw arrays (HostCsrArrays, HostVector, the schedule's
 // pointers), not Kokkos Views: a View's type names its execution space, and the library compiles
 // every plan for OpenMP and Serial in one translation unit (impl/common/eti.hpp), so View-typed
 // kernels were compiled twice over, each AVX2 clone included. Same loads, same code.
 #include <Kokkos_Core.hpp>
+#include <cstdint>
 #include <type_traits>
 #include <utility>
 
 #include "impl/spmv/spmv_analysis.hpp"
 #include "impl/utils/host_isa.hpp"
 #include "impl/utils/host_vector.hpp"
+
+#if defined(SPROCKET_HOST_AVX2_CLONE)
+#include <immintrin.h>
+#endif
 
 namespace Sprocket {
 namespace Impl {
@@ -214,10 +221,120 @@ __attribute__((noinline)) void rows_pattern_runs_baseline(const CsrArrays& A, co
 }
 #endif
 
+#if defined(SPROCKET_HOST_AVX2_CLONE)
+/// Four consecutive columns of a row at a time, for rows_with_lanes_avx2: the 16-bit offsets from
+/// the row, four per 64-bit load. Only they: the schedule keeps them where every column lies
+/// within 32767 of the row, so x's loads hit the cache and the scalar loop is bound by the CPU's
+/// load ports. With A's own indices (R-MAT: x's loads miss) the vector rows ran 5% slower
+/// (perf_tests/results/host-spmv-avx2-rows-2026-12-07.md): other readers keep rows_with_lanes.
+template <class Columns>
+struct ColumnQuads {
+  static constexpr bool available = false;
+};
+template <>
+struct ColumnQuads<OffsetColumns> {
+  static constexpr bool available = true;
+  const int16_t* __restrict o;
+  int64_t r;
+  ColumnQuads(const OffsetColumns& col, int64_t row, int64_t begin) : o(col.offsets + begin), r(row) {}
+  KOKKOS_FORCEINLINE_FUNCTION void load(int64_t j, int64_t (&k)[4]) const {
+    uint64_t p;
+    __builtin_memcpy(&p, o + j, 8);
+    for (int i = 0; i < 4; ++i) k[i] = r + static_cast<int16_t>((p >> (16 * i)) & 0xffffu);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION int64_t operator()(int64_t j) const { return r + o[j]; }
+};
+
+/// Whether rows_with_lanes_avx2 runs the sub-vector kernels: double values and x, columns read
+/// four at a time (ColumnQuads: the 16-bit offsets).
+template <class CsrArrays, class Columns, class XView, class Scalar>
+inline constexpr bool avx2_vector_rows =
+    std::is_same_v<Scalar, double> &&
+    std::is_same_v<std::remove_cv_t<std::remove_pointer_t<decltype(CsrArrays::values)>>, double> &&
+    std::is_same_v<std::remove_cv_t<std::remove_reference_t<decltype(std::declval<const XView&>()(0))>>, double> &&
+    ColumnQuads<Columns>::available;
+
+/// The sub-vector kernels (the rows the analysis gives lanes: long enough for several
+/// accumulators) in AVX2 + FMA for double: 8 entries a step as two 4-wide FMAs on the values read
+/// as vectors, x's scalars loaded one by one into vectors (four columns a load, ColumnQuads) rather
+/// than by a gather, which Zen 4 runs slower than scalar loads. Three loads an entry (column,
+/// value, x) become 1.5: the scalar loop was bound by the CPU's load ports, not by memory, on rows
+/// held in cache (bcsstk16 1.2x; perf_tests/results/host-spmv-avx2-rows-2026-12-07.md). Tails of
+/// fewer than 8 entries run scalar; rows shorter than avx2_vector_row_min keep the scalar lanes.
+template <class Columns, class XView>
+__attribute__((target("avx2,fma"), always_inline)) inline double row_dot_avx2(const double* __restrict v,
+                                                                                const ColumnQuads<Columns>& c,
+                                                                                int64_t len, const XView& x) {
+  __m256d a0 = _mm256_setzero_pd(), a1 = _mm256_setzero_pd();
+  int64_t j = 0;
+  for (; j + 8 <= len; j += 8) {
+    int64_t k[4], m[4];
+    c.load(j, k);
+    c.load(j + 4, m);
+    const __m128d x0 = _mm_loadh_pd(_mm_load_sd(&x(k[0])), &x(k[1]));
+    const __m128d x1 = _mm_loadh_pd(_mm_load_sd(&x(k[2])), &x(k[3]));
+    const __m128d x2 = _mm_loadh_pd(_mm_load_sd(&x(m[0])), &x(m[1]));
+    const __m128d x3 = _mm_loadh_pd(_mm_load_sd(&x(m[2])), &x(m[3]));
+    a0 = _mm256_fmadd_pd(_mm256_loadu_pd(v + j), _mm256_insertf128_pd(_mm256_castpd128_pd256(x0), x1, 1), a0);
+    a1 = _mm256_fmadd_pd(_mm256_loadu_pd(v + j + 4), _mm256_insertf128_pd(_mm256_castpd128_pd256(x2), x3, 1), a1);
+  }
+  double tail0 = 0, tail1 = 0;
+  for (; j + 2 <= len; j += 2) {
+    tail0 += v[j] * x(c(j));
+    tail1 += v[j + 1] * x(c(j + 1));
+  }
+  if (j < len) tail0 += v[j] * x(c(j));
+  a0 = _mm256_add_pd(a0, a1);
+  const __m128d h = _mm_add_pd(_mm256_castpd256_pd128(a0), _mm256_extractf128_pd(a0, 1));
+  return _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h))) + (tail0 + tail1);
+}
+
+/// Rows shorter than this keep rows_with_lanes' X scalar lanes in the AVX2 copy: the gain was
+/// measured on rows of 59 entries on average (bcsstk16), not on short rows, where the vector
+/// step's horizontal sum per row weighs more.
+inline constexpr int64_t avx2_vector_row_min = 32;
+
+template <int X, class CsrArrays, class Columns, class XView, class YView>
+__attribute__((target("avx2,fma"), noinline)) void rows_with_lanes_avx2(
+    const CsrArrays& A, const Columns& col, int64_t r0, int64_t r1, double alpha, const XView& x, double beta,
+    const YView& y) {
+  const auto* row_map = A.row_map;
+  const double* values = A.values;
+  if (beta == 0.0) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t b = row_map[r], e = row_map[r + 1];
+      const double dot = e - b >= avx2_vector_row_min ? row_dot_avx2(values + b, ColumnQuads<Columns>(col, r, b), e - b, x)
+                                                      : row_dot<X, double>(values + b, col.row(r, b, e), e - b, x);
+      y(r) = alpha * dot;
+    }
+  } else {
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t b = row_map[r], e = row_map[r + 1];
+      const double dot = e - b >= avx2_vector_row_min ? row_dot_avx2(values + b, ColumnQuads<Columns>(col, r, b), e - b, x)
+                                                      : row_dot<X, double>(values + b, col.row(r, b, e), e - b, x);
+      y(r) = beta * y(r) + alpha * dot;
+    }
+  }
+}
+#endif
+
+/// A sub-vector kernel's rows: rows_with_lanes_avx2 in the double AVX2 copy where it applies
+/// (Avx2Rows), else rows_with_lanes (the same code as in the other copies).
+template <int X, bool Avx2Rows, class CsrArrays, class Columns, class XView, class YView, class Scalar>
+KOKKOS_FORCEINLINE_FUNCTION void rows_with_lanes_in(const CsrArrays& A, const Columns& col, int64_t r0, int64_t r1,
+                                                    Scalar alpha, const XView& x, Scalar beta, const YView& y) {
+#if defined(SPROCKET_HOST_AVX2_CLONE)
+  if constexpr (Avx2Rows && avx2_vector_rows<CsrArrays, Columns, XView, Scalar>)
+    return rows_with_lanes_avx2<X>(A, col, r0, r1, alpha, x, beta, y);
+#endif
+  rows_with_lanes<X>(A, col, r0, r1, alpha, x, beta, y);
+}
+
 /// The fused pass over one thread's part of the virtual rows. BaselinePatternRuns: pattern runs
-/// call rows_pattern_runs_baseline.
-template <bool BaselinePatternRuns = false, class CsrArrays, class Columns, class Kernels, class Bounds, class XView,
-          class YView, class Scalar>
+/// call rows_pattern_runs_baseline. Avx2Rows (the double AVX2 copy): the sub-vector kernels run
+/// rows_with_lanes_avx2 where it applies.
+template <bool BaselinePatternRuns = false, bool Avx2Rows = false, class CsrArrays, class Columns, class Kernels,
+          class Bounds, class XView, class YView, class Scalar>
 KOKKOS_FORCEINLINE_FUNCTION void part_rows(const CsrArrays& A, const Columns& col, const Kernels& kernels,
                                            const Bounds& bounds, int64_t v0, int64_t v1, Scalar alpha,
                                            const XView& x, Scalar beta, const YView& y) {
@@ -236,11 +353,11 @@ KOKKOS_FORCEINLINE_FUNCTION void part_rows(const CsrArrays& A, const Columns& co
         } else
           rows_with_lanes<1>(A, col, r0, r1, alpha, x, beta, y);
         break;
-      case SpmvKernel::subvector2: rows_with_lanes<2>(A, col, r0, r1, alpha, x, beta, y); break;
-      case SpmvKernel::subvector4: rows_with_lanes<4>(A, col, r0, r1, alpha, x, beta, y); break;
-      case SpmvKernel::subvector8: rows_with_lanes<8>(A, col, r0, r1, alpha, x, beta, y); break;
-      case SpmvKernel::subvector16: rows_with_lanes<16>(A, col, r0, r1, alpha, x, beta, y); break;
-      case SpmvKernel::subvector32: rows_with_lanes<32>(A, col, r0, r1, alpha, x, beta, y); break;
+      case SpmvKernel::subvector2: rows_with_lanes_in<2, Avx2Rows>(A, col, r0, r1, alpha, x, beta, y); break;
+      case SpmvKernel::subvector4: rows_with_lanes_in<4, Avx2Rows>(A, col, r0, r1, alpha, x, beta, y); break;
+      case SpmvKernel::subvector8: rows_with_lanes_in<8, Avx2Rows>(A, col, r0, r1, alpha, x, beta, y); break;
+      case SpmvKernel::subvector16: rows_with_lanes_in<16, Avx2Rows>(A, col, r0, r1, alpha, x, beta, y); break;
+      case SpmvKernel::subvector32: rows_with_lanes_in<32, Avx2Rows>(A, col, r0, r1, alpha, x, beta, y); break;
       default: break;  // split rows: after the fused pass
     }
   }
@@ -252,7 +369,7 @@ __attribute__((target("avx2,fma"), noinline)) void part_rows_avx2(const CsrArray
                                                                   const Kernels& kernels, const Bounds& bounds,
                                                                   int64_t v0, int64_t v1, Scalar alpha,
                                                                   const XView& x, Scalar beta, const YView& y) {
-  part_rows(A, col, kernels, bounds, v0, v1, alpha, x, beta, y);
+  part_rows</*BaselinePatternRuns=*/false, /*Avx2Rows=*/true>(A, col, kernels, bounds, v0, v1, alpha, x, beta, y);
 }
 
 // The AVX2 copy for float, without GCC's loop vectorizer: it turned the lanes of row_dot and the
