@@ -18,11 +18,13 @@ namespace Impl {
 template <class CrsType>
 std::vector<int64_t> host_row_map(const CrsType& A) {
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), A.graph.row_map);
+  const size_t n = static_cast<size_t>(A.numRows()) + 1;
   std::vector<int64_t> row_map;
-  reserve_with_huge_pages(row_map, static_cast<size_t>(A.numRows()) + 1);
-  row_map.resize(static_cast<size_t>(A.numRows()) + 1, 0);
+  reserve_with_huge_pages(row_map, n);
   if (h.extent(0) > 0)
-    for (size_t i = 0; i < row_map.size(); ++i) row_map[i] = static_cast<int64_t>(h(i));
+    row_map.insert(row_map.end(), h.data(), h.data() + n);  // each offset written once, widened
+  else
+    row_map.assign(n, 0);
   return row_map;
 }
 

@@ -3,9 +3,10 @@
 // map read back to the host, the row patterns, the schedule's arrays). Fresh memory costs a page
 // fault per 4 KiB page at its first touch; on a VM that fault is expensive enough (about 11 us on
 // our 2-core EPYC VM, perf_tests/results/host-analysis-pages-2026-12-07.md) that filling a new
-// 8 MB array took longer than reading the whole matrix. Where the kernel's transparent huge pages are in `madvise` mode (Debian cloud
-// images; `always` needs no advice), a 2 MiB page takes one fault instead of 512. The advice is
-// only a hint: a kernel without THP ignores it, and the memory is never pinned.
+// 8 MB array took longer than reading the whole matrix. Where the kernel's transparent huge pages
+// are in `madvise` mode (Debian cloud images; `always` needs no advice), a 2 MiB page takes one
+// fault instead of 512. The advice is only a hint: a kernel without THP ignores it, and the
+// memory is never pinned.
 #include <Kokkos_Core.hpp>
 #include <cstddef>
 #include <cstdint>
@@ -19,7 +20,8 @@
 namespace Sprocket {
 namespace Impl {
 
-/// Buffers smaller than this are left alone: their 2 MiB-aligned interior is small or empty.
+/// A transparent huge page. Buffers under twice this are left alone: their 2 MiB-aligned interior
+/// holds at most one.
 inline constexpr size_t huge_page_bytes = size_t(2) << 20;
 
 /// Advises huge pages for the 2 MiB-aligned interior of [p, p + bytes) of host memory. Call it

@@ -49,9 +49,8 @@ void SpmvPlan<CrsType>::analyse(const SpmvDecision* decision, bool autotune) {
   analysis_seconds_.validate = Impl::lap(t);
   row_map_ = Impl::host_row_map(A_);
   analysis_seconds_.row_map = Impl::lap(t);
-  schedule_ = decision ? Impl::analyze_spmv(A_, row_map_, options_, target_, column_copies_, decision,
-                                            SpmvDecidedBy::options)
-                       : Impl::analyze_spmv(A_, row_map_, options_, target_, column_copies_);
+  schedule_ = Impl::analyze_spmv(A_, row_map_, options_, target_, column_copies_, decision,
+                                 decision ? SpmvDecidedBy::options : SpmvDecidedBy::model);
   // The column-index copies the schedule asked for are timed apart (row_patterns, offsets16).
   analysis_seconds_.schedule = Impl::lap(t) - column_copies_.patterns_seconds - column_copies_.offsets_seconds;
   analysis_ = Impl::make_spmv_analysis(A_, schedule_, row_map_, column_copies_);

@@ -294,26 +294,29 @@ __attribute__((target("avx2,fma"), always_inline)) inline double row_dot_avx2(co
 /// step's horizontal sum per row weighs more.
 inline constexpr int64_t avx2_vector_row_min = 32;
 
+/// Row r's dot product with entries [b, e): the vector step from avx2_vector_row_min entries,
+/// rows_with_lanes' X lanes below.
+template <int X, class Columns, class XView>
+__attribute__((target("avx2,fma"), always_inline)) inline double row_dot_lanes_avx2(const double* values,
+                                                                                      const Columns& col, int64_t r,
+                                                                                      int64_t b, int64_t e,
+                                                                                      const XView& x) {
+  return e - b >= avx2_vector_row_min ? row_dot_avx2(values + b, ColumnQuads<Columns>(col, r, b), e - b, x)
+                                      : row_dot<X, double>(values + b, col.row(r, b, e), e - b, x);
+}
+
 template <int X, class CsrArrays, class Columns, class XView, class YView>
 __attribute__((target("avx2,fma"), noinline)) void rows_with_lanes_avx2(
     const CsrArrays& A, const Columns& col, int64_t r0, int64_t r1, double alpha, const XView& x, double beta,
     const YView& y) {
   const auto* row_map = A.row_map;
   const double* values = A.values;
+  // Two loops, as in rows_with_lanes: no beta test per row.
   if (beta == 0.0) {
-    for (int64_t r = r0; r < r1; ++r) {
-      const int64_t b = row_map[r], e = row_map[r + 1];
-      const double dot = e - b >= avx2_vector_row_min ? row_dot_avx2(values + b, ColumnQuads<Columns>(col, r, b), e - b, x)
-                                                      : row_dot<X, double>(values + b, col.row(r, b, e), e - b, x);
-      y(r) = alpha * dot;
-    }
+    for (int64_t r = r0; r < r1; ++r) y(r) = alpha * row_dot_lanes_avx2<X>(values, col, r, row_map[r], row_map[r + 1], x);
   } else {
-    for (int64_t r = r0; r < r1; ++r) {
-      const int64_t b = row_map[r], e = row_map[r + 1];
-      const double dot = e - b >= avx2_vector_row_min ? row_dot_avx2(values + b, ColumnQuads<Columns>(col, r, b), e - b, x)
-                                                      : row_dot<X, double>(values + b, col.row(r, b, e), e - b, x);
-      y(r) = beta * y(r) + alpha * dot;
-    }
+    for (int64_t r = r0; r < r1; ++r)
+      y(r) = beta * y(r) + alpha * row_dot_lanes_avx2<X>(values, col, r, row_map[r], row_map[r + 1], x);
   }
 }
 #endif
