@@ -18,6 +18,7 @@
 #include "Sprocket_HostMatrix.hpp"
 #include "Sprocket_Memory.hpp"
 #include "impl/common/host_analysis.hpp"
+#include "impl/common/host_folds.hpp"
 #include "impl/common/structure_check.hpp"
 #include "impl/common/workspace_memory.hpp"
 
@@ -81,9 +82,18 @@ void check_crs_structure(const char* who, int64_t rows, int64_t cols, const RowM
                      rows, " x ", cols, " with ", n_entries, " column indices and ", n_values, " values");
     return;
   }
-  check_compressed_rows(
-      who, rows, cols, static_cast<int64_t>(row_map.extent(0)), [&](int64_t i) { return static_cast<int64_t>(row_map(i)); },
-      n_entries, [&](int64_t k) { return static_cast<int64_t>(entries(k)); }, n_values);
+  const auto row_map_at = [&](int64_t i) { return static_cast<int64_t>(row_map(i)); };
+  const auto entry_at = [&](int64_t k) { return static_cast<int64_t>(entries(k)); };
+  if (!row_map.span_is_contiguous() || !entries.span_is_contiguous()) {
+    check_compressed_rows(who, rows, cols, static_cast<int64_t>(row_map.extent(0)), row_map_at, n_entries, entry_at,
+                          n_values);
+    return;
+  }
+  // Contiguous host copies (the usual case): both folds on the host threads, in the arrays' types.
+  check_compressed_rows_folded(
+      who, rows, cols, static_cast<int64_t>(row_map.extent(0)), row_map_at, n_entries, entry_at, n_values, 0,
+      [&] { return host_nondecreasing(row_map.data(), rows + 1); },
+      [&] { return host_value_range(entries.data(), n_entries); });
 }
 }  // namespace Impl
 

@@ -23,6 +23,7 @@
 //    team_per_row virtual rows join the split rows there (a row split across threads).
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -36,6 +37,7 @@
 #include "Sprocket_CsrUtils.hpp"
 #include "Sprocket_Spmv.hpp"
 #include "impl/common/host_analysis.hpp"
+#include "impl/common/host_folds.hpp"
 
 namespace Sprocket {
 namespace Impl {
@@ -193,24 +195,46 @@ struct RowPatterns {
   bool offsets_fit_16_bits = false;
 };
 
-/// `entries`: A's column indices in host memory; the Views are made in Device's memory.
-template <class Device, class HostEntries>
-RowPatterns<Device> find_row_patterns(const HostEntries& entries, const std::vector<int64_t>& row_map) {
-  using Result = RowPatterns<Device>;
-  const int64_t n = static_cast<int64_t>(row_map.size()) - 1;
-  std::vector<int32_t> begin{0}, offsets;
-  // Each row's pattern goes straight into the View the plan keeps (its host mirror), not through
-  // a vector and a copy: one fresh array, not two.
-  Kokkos::View<uint16_t*, Device> row_pattern_view(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmv::row_pattern"),
-                                                   std::max<int64_t>(n, 0));
-  const auto row_pattern = Kokkos::create_mirror_view(row_pattern_view);
-  advise_huge_pages(row_pattern);
+/// One contiguous run of rows' own dictionary (find_row_patterns counts runs on the host threads,
+/// then merges their dictionaries in order).
+struct RowPatternRun {
+  std::vector<int32_t> begin{0}, offsets;  ///< pattern p's offsets at offsets[begin[p], begin[p + 1])
+  std::vector<uint64_t> hash;              ///< of each pattern's length and offsets
+  /// Stopped before its last row: at a limit of its own (stop_count and stop_offsets, its counts
+  /// there, pass it) or because another run had passed one (both left 0).
+  bool overflow = false;
+  int64_t stop_count = 0, stop_offsets = 0;
+  int64_t count() const { return static_cast<int64_t>(begin.size()) - 1; }
+};
+
+/// The hash of a row's pattern: its length and its offsets col - row.
+template <class OffsetAt>
+uint64_t row_pattern_hash(int64_t len, const OffsetAt& offset) {
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(len);
+  for (int64_t j = 0; j < len; ++j) h = (h ^ static_cast<uint64_t>(offset(j))) * 0x100000001B3ull;
+  return h;
+}
+
+/// Rows [r0, r1): the id of each row's pattern in `run`'s dictionary written to row_pattern(r).
+/// Stops (run.overflow) when the dictionary passes a limit of RowPatterns.
+/// `any_overflow`: set when this run passes a limit, read every row so that every run stops soon
+/// after the first one does (the whole dictionary is then unusable; on R-MAT every run passed
+/// the limits within its first rows, then each counted on to its own limit).
+template <class HostEntries, class HostPatternIds>
+void count_row_patterns(const HostEntries& entries, const std::vector<int64_t>& row_map, int64_t r0, int64_t r1,
+                        const HostPatternIds& row_pattern, RowPatternRun& run, std::atomic<bool>& any_overflow) {
+  constexpr int64_t max_patterns = SpmvSchedule::max_row_patterns, max_offsets = SpmvSchedule::max_row_pattern_offsets;
   std::unordered_multimap<uint64_t, int32_t> by_hash;  // hash of the offsets -> pattern ids
   constexpr int max_recent = 4;
   int32_t recent[max_recent] = {};  // the most recently used distinct patterns, most recent first
   int recent_count = 0;
-  Result result;
-  for (int64_t r = 0; r < n; ++r) {
+  auto& begin = run.begin;
+  auto& offsets = run.offsets;
+  for (int64_t r = r0; r < r1; ++r) {
+    if (any_overflow.load(std::memory_order_relaxed)) {
+      run.overflow = true;  // stopped for another run's overflow: its own counts passed no limit
+      return;
+    }
     const int64_t k0 = row_map[r], len = row_map[r + 1] - k0;
     // Neighbouring rows of stencil and FEM matrices mostly repeat a recent pattern (a 7-point
     // stencil the previous row's; a block of d degrees of freedom per node cycles through d):
@@ -232,9 +256,8 @@ RowPatterns<Device> find_row_patterns(const HostEntries& entries, const std::vec
       row_pattern(r) = static_cast<uint16_t>(p);
       continue;
     }
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(len);
-    for (int64_t j = 0; j < len; ++j)
-      h = (h ^ static_cast<uint64_t>(static_cast<int64_t>(entries(k0 + j)) - r)) * 0x100000001B3ull;
+    const uint64_t h =
+        row_pattern_hash(len, [&](int64_t j) { return static_cast<int64_t>(entries(k0 + j)) - r; });
     int32_t id = -1;
     for (auto [it, end] = by_hash.equal_range(h); it != end && id < 0; ++it) {
       const int32_t p = it->second;
@@ -246,13 +269,16 @@ RowPatterns<Device> find_row_patterns(const HostEntries& entries, const std::vec
     }
     if (id < 0) {
       id = static_cast<int32_t>(begin.size()) - 1;
-      if (id + 1 > Result::max_patterns || static_cast<int64_t>(offsets.size()) + len > Result::max_offsets) {
-        result.count = id + 1;
-        result.total_offsets = static_cast<int64_t>(offsets.size()) + len;
-        return result;
+      if (id + 1 > max_patterns || static_cast<int64_t>(offsets.size()) + len > max_offsets) {
+        run.overflow = true;
+        run.stop_count = id + 1;
+        run.stop_offsets = static_cast<int64_t>(offsets.size()) + len;
+        any_overflow.store(true, std::memory_order_relaxed);
+        return;
       }
       for (int64_t j = 0; j < len; ++j) offsets.push_back(static_cast<int32_t>(static_cast<int64_t>(entries(k0 + j)) - r));
       begin.push_back(static_cast<int32_t>(offsets.size()));
+      run.hash.push_back(h);
       by_hash.emplace(h, id);
     }
     row_pattern(r) = static_cast<uint16_t>(id);
@@ -260,12 +286,116 @@ RowPatterns<Device> find_row_patterns(const HostEntries& entries, const std::vec
     for (int i = recent_count - 1; i > 0; --i) recent[i] = recent[i - 1];
     recent[0] = id;
   }
-  result.count = static_cast<int64_t>(begin.size()) - 1;
+}
+
+/// `entries`: A's column indices in host memory; the Views are made in Device's memory.
+///
+/// Runs of rows of about equal entries are counted on the host threads, each with its own
+/// dictionary (count_row_patterns); the dictionaries are then merged in row order, so a pattern's
+/// id is the order of its first row, as one serial pass would number it, and the later runs' ids
+/// are renumbered on the threads. Any run passing a limit makes the whole dictionary pass it.
+template <class Device, class HostEntries>
+RowPatterns<Device> find_row_patterns(const HostEntries& entries, const std::vector<int64_t>& row_map) {
+  using Result = RowPatterns<Device>;
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  const int64_t n = static_cast<int64_t>(row_map.size()) - 1;
+  const int64_t nnz = n > 0 ? row_map[n] : 0;
+  // Each row's pattern goes straight into the View the plan keeps (its host mirror), not through
+  // a vector and a copy: one fresh array, not two.
+  Kokkos::View<uint16_t*, Device> row_pattern_view(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmv::row_pattern"),
+                                                   std::max<int64_t>(n, 0));
+  const auto row_pattern = Kokkos::create_mirror_view(row_pattern_view);
+  advise_huge_pages(row_pattern);
+
+  // Runs cut by entries (plus a little per row), as many as host_chunked's, taken dynamically.
+  const int64_t num_runs = host_chunk_count(nnz + n);
+  std::vector<int64_t> run_begin(num_runs + 1, n);
+  run_begin[0] = 0;
+  for (int64_t c = 1; c < num_runs; ++c) {
+    const int64_t target = (nnz + n) * c / num_runs;
+    // First row r with row_map[r] + r >= target (row_map[r] + r is increasing in r).
+    int64_t lo = run_begin[c - 1], hi = n;
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (row_map[mid] + mid < target) lo = mid + 1; else hi = mid;
+    }
+    run_begin[c] = lo;
+  }
+  std::vector<RowPatternRun> runs(num_runs);
+  std::atomic<bool> any_overflow{false};
+  if (num_runs == 1) {
+    count_row_patterns(entries, row_map, 0, n, row_pattern, runs[0], any_overflow);
+  } else {
+    Kokkos::parallel_for("Sprocket::spmv::row_patterns",
+                         Kokkos::RangePolicy<Host, Kokkos::Schedule<Kokkos::Dynamic>>(0, num_runs, Kokkos::ChunkSize(1)),
+                         [&](const int64_t c) {
+                           count_row_patterns(entries, row_map, run_begin[c], run_begin[c + 1], row_pattern, runs[c],
+                                              any_overflow);
+                         });
+    Host().fence();
+  }
+
+  // Merge in row order: run 0's dictionary is the start; each later pattern found again or added.
+  Result result;
+  auto stop = [&](int64_t count, int64_t offsets) {
+    result.count = count;
+    result.total_offsets = offsets;
+    return result;
+  };
+  if (any_overflow) {
+    // Some run passed a limit on its own (the others may have stopped early for it): so does A.
+    int64_t count = 0, offsets = 0;
+    for (const RowPatternRun& run : runs) {
+      count = std::max(count, run.stop_count);
+      offsets = std::max(offsets, run.stop_offsets);
+    }
+    return stop(count, offsets);
+  }
+  RowPatternRun all = std::move(runs[0]);
+  std::unordered_multimap<uint64_t, int32_t> by_hash;
+  for (int32_t p = 0; p < all.count(); ++p) by_hash.emplace(all.hash[p], p);
+  std::vector<std::vector<uint16_t>> renumber(num_runs);
+  for (int64_t c = 1; c < num_runs; ++c) {
+    const RowPatternRun& run = runs[c];
+    bool identity = true;
+    for (int32_t q = 0; q < run.count(); ++q) {
+      const int32_t* o = run.offsets.data() + run.begin[q];
+      const int32_t len = run.begin[q + 1] - run.begin[q];
+      int32_t id = -1;
+      for (auto [it, end] = by_hash.equal_range(run.hash[q]); it != end && id < 0; ++it) {
+        const int32_t p = it->second;
+        if (all.begin[p + 1] - all.begin[p] == len && std::equal(o, o + len, all.offsets.data() + all.begin[p])) id = p;
+      }
+      if (id < 0) {
+        id = static_cast<int32_t>(all.count());
+        if (id + 1 > Result::max_patterns || static_cast<int64_t>(all.offsets.size()) + len > Result::max_offsets)
+          return stop(id + 1, static_cast<int64_t>(all.offsets.size()) + len);
+        all.offsets.insert(all.offsets.end(), o, o + len);
+        all.begin.push_back(static_cast<int32_t>(all.offsets.size()));
+        all.hash.push_back(run.hash[q]);
+        by_hash.emplace(run.hash[q], id);
+      }
+      renumber[c].push_back(static_cast<uint16_t>(id));
+      identity &= id == q;
+    }
+    if (identity) renumber[c].clear();
+  }
+  if (num_runs > 1)
+    Kokkos::parallel_for("Sprocket::spmv::row_patterns_renumber", Kokkos::RangePolicy<Host>(1, num_runs),
+                         [&](const int64_t c) {
+                           if (renumber[c].empty()) return;
+                           const uint16_t* to = renumber[c].data();
+                           for (int64_t r = run_begin[c]; r < run_begin[c + 1]; ++r) row_pattern(r) = to[row_pattern(r)];
+                         });
+  Host().fence();
+
+  const std::vector<int32_t>& offsets = all.offsets;
+  result.count = all.count();
   result.total_offsets = static_cast<int64_t>(offsets.size());
   result.usable = true;
   Kokkos::deep_copy(row_pattern_view, row_pattern);
   result.row_pattern = row_pattern_view;
-  result.begin = to_device_view<int32_t, Device>(begin, "Sprocket::spmv::pattern_begin");
+  result.begin = to_device_view<int32_t, Device>(all.begin, "Sprocket::spmv::pattern_begin");
   result.offsets = to_device_view<int32_t, Device>(offsets, "Sprocket::spmv::pattern_offsets");
   result.offsets_fit_16_bits =
       std::all_of(offsets.begin(), offsets.end(), [](int32_t o) { return o >= -32768 && o <= 32767; });

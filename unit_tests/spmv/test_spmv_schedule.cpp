@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "Sprocket_Generators.hpp"
+#include "Sprocket_MatrixStats.hpp"
 #include "Sprocket_Spmv.hpp"
 #include "sprocket_test_utils.hpp"
 
@@ -336,6 +338,56 @@ TEST(SpmvSchedule, FeaturesAndHistogram) {
   const SpmvFeatures empty = spmv_features({0}, 3);
   EXPECT_EQ(empty.rows, 0);
   EXPECT_EQ(empty.nnz, 0);
+}
+
+// spmv_features folds the row lengths over runs of rows on the host threads: on row maps long
+// enough for many runs, with the shortest and longest rows (near 2^32, whose squares overflow 64
+// bits) anywhere, the same statistics as one pass (row_length_stats), to the last bit; and a
+// decrease named at its first row wherever the runs fall.
+TEST(SpmvSchedule, FeaturesOverManyRunsAsOnePass) {
+  std::mt19937_64 rng(test::seed_for(599));
+  for (int trial = 0; trial < 6; ++trial) {
+    const int64_t rows = 200000 + static_cast<int64_t>(rng() % 400000);
+    std::vector<int64_t> row_map{trial % 2 == 0 ? 0 : static_cast<int64_t>(rng() % 1000)};
+    for (int64_t i = 0; i < rows; ++i) {
+      const uint64_t kind = rng() % 100000;
+      const int64_t len = kind < 3 ? (int64_t{1} << 32) - static_cast<int64_t>(rng() % 1000)
+                                   : static_cast<int64_t>(1 + rng() % 9) + (kind % 7 == 0 ? 30 : 0);
+      row_map.push_back(row_map.back() + len);
+    }
+    // An empty row and the longest row at random places, maybe inside one run's last rows.
+    const int64_t empty_at = static_cast<int64_t>(rng() % rows), long_at = static_cast<int64_t>(rng() % rows);
+    const int64_t emptied = row_map[empty_at + 1] - row_map[empty_at];
+    for (int64_t i = empty_at + 1; i <= rows; ++i) row_map[i] -= emptied;
+    const int64_t extra = int64_t{1} << 33;
+    for (int64_t i = long_at + 1; i <= rows; ++i) row_map[i] += extra;
+    SCOPED_TRACE("trial " + std::to_string(trial) + ": " + std::to_string(rows) + " rows, empty row " +
+                 std::to_string(empty_at) + ", longest row " + std::to_string(long_at));
+    const SpmvFeatures f = spmv_features(row_map, 77);
+    const RowLengthStats one = row_length_stats(row_map);
+    EXPECT_EQ(f.rows, one.rows);
+    EXPECT_EQ(f.cols, 77);
+    EXPECT_EQ(f.nnz, one.nnz);
+    EXPECT_EQ(f.min_row, one.min_row);
+    EXPECT_EQ(f.max_row, one.max_row);
+    EXPECT_EQ(f.avg_row, one.avg_row);
+    EXPECT_EQ(f.var_row, one.var_row);
+    EXPECT_EQ(f.histogram, one.histogram);
+    EXPECT_EQ(f.min_row, 0);
+    EXPECT_GE(f.max_row, extra);
+
+    // Two decreases; the message names the first.
+    const int64_t first = 1 + static_cast<int64_t>(rng() % (rows / 2));
+    const int64_t second = first + 1 + static_cast<int64_t>(rng() % (rows / 2 - 1));
+    std::vector<int64_t> bad = row_map;
+    bad[first + 1] = bad[first] - 1;
+    bad[second + 1] = bad[second] - 5;
+    const std::string m = test::message_of<InvalidArgument>([&] { spmv_features(bad, 77); });
+    EXPECT_NE(m.find("decreases at row " + std::to_string(first) + " (" + std::to_string(bad[first]) + " > " +
+                     std::to_string(bad[first] - 1) + ")"),
+              std::string::npos)
+        << m;
+  }
 }
 
 TEST(SpmvSchedule, ModelAnswersAreValid) {
