@@ -30,6 +30,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -245,9 +246,21 @@ void count_row_patterns(const HostEntries& entries, const std::vector<int64_t>& 
       const int32_t p = recent[i];
       if (begin[p + 1] - begin[p] != len) continue;
       const int32_t* o = offsets.data() + begin[p];
-      bool same = true;
-      for (int64_t j = 0; j < len && same; ++j) same = o[j] == static_cast<int64_t>(entries(k0 + j)) - r;
-      if (same) hit = i;
+      if (len < 16) {
+        bool same = true;
+        for (int64_t j = 0; j < len && same; ++j) same = o[j] == static_cast<int64_t>(entries(k0 + j)) - r;
+        if (same) hit = i;
+        continue;
+      }
+      // A long row: the first offset rejects most other patterns, the rest is compared without
+      // a branch in the column type (vectorized; on 81-entry elasticity rows 1.6x faster than
+      // stopping at the first difference, on 7-entry stencil rows slower).
+      if (o[0] != static_cast<int64_t>(entries(k0)) - r) continue;
+      using Entry = std::remove_cv_t<std::remove_reference_t<decltype(entries(k0))>>;
+      const Entry row = static_cast<Entry>(r);
+      Entry differ = 0;
+      for (int64_t j = 1; j < len; ++j) differ |= static_cast<Entry>(entries(k0 + j) - row) ^ static_cast<Entry>(o[j]);
+      if (differ == 0) hit = i;
     }
     if (hit >= 0) {
       const int32_t p = recent[hit];

@@ -132,6 +132,32 @@ TEST(SpmvRowPatterns, ManyRunsNumberPatternsAsOnePass) {
   }
 }
 
+// Long rows (16 entries and more are compared without stopping at the first difference) whose
+// patterns agree everywhere but at one place, first, middle or last: a row must still get its own.
+TEST(SpmvRowPatterns, LongPatternsDifferingInOneOffset) {
+  std::mt19937_64 rng(test::seed_for(600));
+  const int64_t rows = 200000;
+  std::vector<std::vector<int>> pool;
+  for (const int len : {16, 17, 33, 81}) {
+    std::vector<int> base(len);
+    for (int& o : base) o = static_cast<int>(rng() % 201) - 100;
+    pool.push_back(base);
+    for (const int at : {0, 1, len / 2, len - 2, len - 1}) {
+      std::vector<int> v = base;
+      v[at] += 1 + static_cast<int>(rng() % 3);
+      pool.push_back(v);
+    }
+  }
+  pool.push_back({0});
+  const int end_pattern = static_cast<int>(pool.size()) - 1;
+  const PatternMatrix m = pattern_matrix(rows, pool, [&](int64_t r) {
+    if (r < 200 || r >= rows - 200) return end_pattern;
+    // Runs of a few rows with one pattern, so the recently used ones are compared first.
+    return static_cast<int>((r / (1 + r % 3) * 7919 + rng() % 2) % end_pattern);
+  });
+  expect_same_as_reference(m, "long patterns differing in one offset");
+}
+
 // Patterns new in every stretch of rows: the later runs' ids are all renumbered.
 TEST(SpmvRowPatterns, PatternsFirstSeenLateAreRenumbered) {
   std::mt19937_64 rng(test::seed_for(597));
