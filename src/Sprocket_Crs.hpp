@@ -70,6 +70,26 @@ CrsType to_crs(const HostCsr& host, const std::string& label = "Sprocket::A") {
 }
 
 namespace Impl {
+/// check_compressed_rows over host Views of a compressed-row structure (a CrsMatrix's, or a
+/// BsrMatrix's over blocks when block_size > 0): contiguous copies (the usual case) folded on the
+/// host threads in the arrays' own types (impl/common/host_folds.hpp), others serially.
+template <class RowMapHost, class EntriesHost>
+void check_host_compressed_rows(const char* who, int64_t rows, int64_t cols, const RowMapHost& row_map,
+                                const EntriesHost& entries, int64_t n_values, int block_size) {
+  const int64_t n_entries = static_cast<int64_t>(entries.extent(0));
+  const auto row_map_at = [&](int64_t i) { return static_cast<int64_t>(row_map(i)); };
+  const auto entry_at = [&](int64_t k) { return static_cast<int64_t>(entries(k)); };
+  if (!row_map.span_is_contiguous() || !entries.span_is_contiguous()) {
+    check_compressed_rows(who, rows, cols, static_cast<int64_t>(row_map.extent(0)), row_map_at, n_entries, entry_at,
+                          n_values, block_size);
+    return;
+  }
+  check_compressed_rows_folded(
+      who, rows, cols, static_cast<int64_t>(row_map.extent(0)), row_map_at, n_entries, entry_at, n_values, block_size,
+      [&] { return host_nondecreasing(row_map.data(), rows + 1); },
+      [&] { return host_value_range(entries.data(), n_entries); });
+}
+
 /// The structural check behind Sprocket::validate(A) and to_host_csr(A), on host copies of A's
 /// row map and column indices (impl/common/structure_check.hpp; an empty row map is the 0 x 0
 /// matrix of a default-constructed CrsMatrix).
@@ -82,18 +102,7 @@ void check_crs_structure(const char* who, int64_t rows, int64_t cols, const RowM
                      rows, " x ", cols, " with ", n_entries, " column indices and ", n_values, " values");
     return;
   }
-  const auto row_map_at = [&](int64_t i) { return static_cast<int64_t>(row_map(i)); };
-  const auto entry_at = [&](int64_t k) { return static_cast<int64_t>(entries(k)); };
-  if (!row_map.span_is_contiguous() || !entries.span_is_contiguous()) {
-    check_compressed_rows(who, rows, cols, static_cast<int64_t>(row_map.extent(0)), row_map_at, n_entries, entry_at,
-                          n_values);
-    return;
-  }
-  // Contiguous host copies (the usual case): both folds on the host threads, in the arrays' types.
-  check_compressed_rows_folded(
-      who, rows, cols, static_cast<int64_t>(row_map.extent(0)), row_map_at, n_entries, entry_at, n_values, 0,
-      [&] { return host_nondecreasing(row_map.data(), rows + 1); },
-      [&] { return host_value_range(entries.data(), n_entries); });
+  check_host_compressed_rows(who, rows, cols, row_map, entries, n_values, 0);
 }
 }  // namespace Impl
 

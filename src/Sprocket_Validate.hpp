@@ -11,7 +11,6 @@
 #include "Sprocket_BsrMatrix.hpp"
 #include "Sprocket_Crs.hpp"
 #include "Sprocket_Error.hpp"
-#include "impl/common/host_folds.hpp"
 #include "impl/common/structure_check.hpp"
 
 namespace Sprocket {
@@ -45,12 +44,7 @@ void validate(const BsrType& A, const char* who = "validate") {
                      " x ", cols, " blocks, ", n_entries, " block column indices and ", n_values, " values");
     return;
   }
-  // Host copies of 1-D Views of BsrMatrix's own layout: contiguous, folded on the host threads.
-  Impl::check_compressed_rows_folded(
-      who, rows, cols, static_cast<int64_t>(row_map.extent(0)), [&](int64_t i) { return static_cast<int64_t>(row_map(i)); },
-      n_entries, [&](int64_t k) { return static_cast<int64_t>(entries(k)); }, n_values, b,
-      [&] { return Impl::host_nondecreasing(row_map.data(), rows + 1); },
-      [&] { return Impl::host_value_range(entries.data(), n_entries); });
+  Impl::check_host_compressed_rows(who, rows, cols, row_map, entries, n_values, b);
 }
 
 }  // namespace Sprocket

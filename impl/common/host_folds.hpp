@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "impl/common/host_analysis.hpp"
+
 namespace Sprocket {
 namespace Impl {
 
@@ -28,20 +30,26 @@ inline int64_t host_chunk_count(int64_t n) {
   return std::max<int64_t>(1, std::min({4 * threads, n / host_fold_min_chunk, host_fold_max_chunks}));
 }
 
+/// Runs item(c) for c in [0, count) on the host threads, taken dynamically (host_dynamic_policy),
+/// and returns when all are done; a single item runs on the calling thread.
+template <class Item>
+void host_for_each(const char* label, int64_t count, const Item& item) {
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  if (count <= 1) {
+    if (count == 1) item(int64_t{0});
+    return;
+  }
+  Kokkos::parallel_for(label, host_dynamic_policy(Host(), count), [&](const int64_t c) { item(c); });
+  Host().fence();
+}
+
 /// Runs chunk(begin, end, c) over the host_chunk_count(n) contiguous chunks c of [0, n) on the
 /// host threads and returns their number (results indexed by c are the caller's).
 template <class Chunk>
 int64_t host_chunked(int64_t n, const Chunk& chunk) {
-  using Host = Kokkos::DefaultHostExecutionSpace;
   const int64_t chunks = host_chunk_count(n);
-  if (chunks == 1) {
-    chunk(int64_t{0}, n, int64_t{0});
-    return 1;
-  }
-  Kokkos::parallel_for("Sprocket::host_chunked",
-                       Kokkos::RangePolicy<Host, Kokkos::Schedule<Kokkos::Dynamic>>(0, chunks, Kokkos::ChunkSize(1)),
-                       [&](const int64_t c) { chunk(n * c / chunks, n * (c + 1) / chunks, c); });
-  Host().fence();
+  host_for_each("Sprocket::host_chunked", chunks,
+                [&](int64_t c) { chunk(n * c / chunks, n * (c + 1) / chunks, c); });
   return chunks;
 }
 

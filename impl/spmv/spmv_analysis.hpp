@@ -201,9 +201,8 @@ struct RowPatterns {
 struct RowPatternRun {
   std::vector<int32_t> begin{0}, offsets;  ///< pattern p's offsets at offsets[begin[p], begin[p + 1])
   std::vector<uint64_t> hash;              ///< of each pattern's length and offsets
-  /// Stopped before its last row: at a limit of its own (stop_count and stop_offsets, its counts
-  /// there, pass it) or because another run had passed one (both left 0).
-  bool overflow = false;
+  /// Where this run passed a limit of its own (its counts there); 0 when it did not, also when it
+  /// stopped early because another run had.
   int64_t stop_count = 0, stop_offsets = 0;
   int64_t count() const { return static_cast<int64_t>(begin.size()) - 1; }
 };
@@ -217,10 +216,10 @@ uint64_t row_pattern_hash(int64_t len, const OffsetAt& offset) {
 }
 
 /// Rows [r0, r1): the id of each row's pattern in `run`'s dictionary written to row_pattern(r).
-/// Stops (run.overflow) when the dictionary passes a limit of RowPatterns.
-/// `any_overflow`: set when this run passes a limit, read every row so that every run stops soon
-/// after the first one does (the whole dictionary is then unusable; on R-MAT every run passed
-/// the limits within its first rows, then each counted on to its own limit).
+/// Stops when the dictionary passes a limit of RowPatterns, setting `any_overflow`; reads it every
+/// row, so that every run stops soon after the first one does (the whole dictionary is then
+/// unusable; on R-MAT every run passed the limits within its first rows, then each counted on to
+/// its own limit).
 template <class HostEntries, class HostPatternIds>
 void count_row_patterns(const HostEntries& entries, const std::vector<int64_t>& row_map, int64_t r0, int64_t r1,
                         const HostPatternIds& row_pattern, RowPatternRun& run, std::atomic<bool>& any_overflow) {
@@ -232,10 +231,7 @@ void count_row_patterns(const HostEntries& entries, const std::vector<int64_t>& 
   auto& begin = run.begin;
   auto& offsets = run.offsets;
   for (int64_t r = r0; r < r1; ++r) {
-    if (any_overflow.load(std::memory_order_relaxed)) {
-      run.overflow = true;  // stopped for another run's overflow: its own counts passed no limit
-      return;
-    }
+    if (any_overflow.load(std::memory_order_relaxed)) return;
     const int64_t k0 = row_map[r], len = row_map[r + 1] - k0;
     // Neighbouring rows of stencil and FEM matrices mostly repeat a recent pattern (a 7-point
     // stencil the previous row's; a block of d degrees of freedom per node cycles through d):
@@ -283,7 +279,6 @@ void count_row_patterns(const HostEntries& entries, const std::vector<int64_t>& 
     if (id < 0) {
       id = static_cast<int32_t>(begin.size()) - 1;
       if (id + 1 > max_patterns || static_cast<int64_t>(offsets.size()) + len > max_offsets) {
-        run.overflow = true;
         run.stop_count = id + 1;
         run.stop_offsets = static_cast<int64_t>(offsets.size()) + len;
         any_overflow.store(true, std::memory_order_relaxed);
@@ -310,7 +305,6 @@ void count_row_patterns(const HostEntries& entries, const std::vector<int64_t>& 
 template <class Device, class HostEntries>
 RowPatterns<Device> find_row_patterns(const HostEntries& entries, const std::vector<int64_t>& row_map) {
   using Result = RowPatterns<Device>;
-  using Host = Kokkos::DefaultHostExecutionSpace;
   const int64_t n = static_cast<int64_t>(row_map.size()) - 1;
   const int64_t nnz = n > 0 ? row_map[n] : 0;
   // Each row's pattern goes straight into the View the plan keeps (its host mirror), not through
@@ -336,17 +330,9 @@ RowPatterns<Device> find_row_patterns(const HostEntries& entries, const std::vec
   }
   std::vector<RowPatternRun> runs(num_runs);
   std::atomic<bool> any_overflow{false};
-  if (num_runs == 1) {
-    count_row_patterns(entries, row_map, 0, n, row_pattern, runs[0], any_overflow);
-  } else {
-    Kokkos::parallel_for("Sprocket::spmv::row_patterns",
-                         Kokkos::RangePolicy<Host, Kokkos::Schedule<Kokkos::Dynamic>>(0, num_runs, Kokkos::ChunkSize(1)),
-                         [&](const int64_t c) {
-                           count_row_patterns(entries, row_map, run_begin[c], run_begin[c + 1], row_pattern, runs[c],
-                                              any_overflow);
-                         });
-    Host().fence();
-  }
+  host_for_each("Sprocket::spmv::row_patterns", num_runs, [&](int64_t c) {
+    count_row_patterns(entries, row_map, run_begin[c], run_begin[c + 1], row_pattern, runs[c], any_overflow);
+  });
 
   // Merge in row order: run 0's dictionary is the start; each later pattern found again or added.
   Result result;
@@ -393,14 +379,11 @@ RowPatterns<Device> find_row_patterns(const HostEntries& entries, const std::vec
     }
     if (identity) renumber[c].clear();
   }
-  if (num_runs > 1)
-    Kokkos::parallel_for("Sprocket::spmv::row_patterns_renumber", Kokkos::RangePolicy<Host>(1, num_runs),
-                         [&](const int64_t c) {
-                           if (renumber[c].empty()) return;
-                           const uint16_t* to = renumber[c].data();
-                           for (int64_t r = run_begin[c]; r < run_begin[c + 1]; ++r) row_pattern(r) = to[row_pattern(r)];
-                         });
-  Host().fence();
+  host_for_each("Sprocket::spmv::row_patterns_renumber", num_runs, [&](int64_t c) {
+    if (renumber[c].empty()) return;  // run 0, and runs whose ids are already the merged ones
+    const uint16_t* to = renumber[c].data();
+    for (int64_t r = run_begin[c]; r < run_begin[c + 1]; ++r) row_pattern(r) = to[row_pattern(r)];
+  });
 
   const std::vector<int32_t>& offsets = all.offsets;
   result.count = all.count();
