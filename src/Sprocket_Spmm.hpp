@@ -38,7 +38,10 @@
 /// use AVX2 + FMA when the CPU has them (even in a build for the x86-64 baseline), and write a
 /// large C (beta == 0) with non-temporal stores. LayoutLeft B with 4 or more columns is first
 /// copied into a row-major workspace kept by the plan (allocated on the first such apply):
-/// reading a row of B is then K contiguous loads instead of K scattered ones. describe() says
+/// reading a row of B is then K contiguous loads instead of K scattered ones; except under
+/// csr_rows with LayoutLeft C too on a matrix whose rows slide one column per row (stencils,
+/// banded), which reads B in place, runs of sliding rows a SIMD register of rows at a time, their
+/// values transposed into a workspace of the plan. describe() says
 /// which backend and kernel the plan chose and why.
 ///
 /// Semantics as KokkosSparse::spmv: beta == 0 overwrites C without reading it (NaN in C does
@@ -50,7 +53,7 @@
 /// checked; Sprocket_Operator.hpp: "Values").
 ///
 /// Thread safety: applies on one plan must not run concurrently when they may use the plan's
-/// workspaces (native host kernels with LayoutLeft B and K >= 4 or, for aspt, LayoutLeft C; the
+/// workspaces (native host kernels with LayoutLeft B and K >= 2 or, for aspt, LayoutLeft C; the
 /// CUDA csr_rows kernel with a column-major B or C and K >= 2; mode "T", whose SpmvPlan is built
 /// on first use); other applies are const and may. (The workspaces
 /// are part of the plan's analysis, Impl::SpmmAnalysis, and grown by the apply that needs them.)

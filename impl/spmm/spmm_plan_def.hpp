@@ -73,7 +73,8 @@ std::string SpmmPlan<CrsType>::describe() const {
        << ", K in register chunks of " << 8 * vector_bytes / static_cast<int>(sizeof(scalar_type))
        << " scalars; ";
     if (analysis_.column_groups)
-      os << "LayoutLeft B and C: column groups of " << Impl::host::spmm_column_width << " in place ("
+      os << "LayoutLeft B and C: column groups of " << Impl::host::spmm_column_width
+         << " in place, sliding rows " << vector_bytes / static_cast<int>(sizeof(scalar_type)) << " at a time ("
          << std::setprecision(2) << analysis_.next_row_shift_fraction
          << " of the entries have a partner one column on in the next row); else ";
     os << "LayoutLeft B copied row-major from K = " << Impl::host::spmm_host_pack_columns;

@@ -310,14 +310,15 @@ TEST(Concurrency, CopiesOfAnSpmvPlanInModeT) {
 #endif
 }
 
-// An SpmmPlan's host kernels copy a LayoutLeft B row-major into a workspace, and update_values
-// gathers A's values into the plan's reordered copy: copies share neither.
-TEST(Concurrency, CopiesOfAnSpmmPlanWithColumnMajorBlocks) {
 #ifdef SPROCKET_HAVE_PARTITIONS
-  const HostCsr A0 = random_csr(120000, 100000, 10, 60), A1 = revalued(A0, 61);
+/// An SpmmPlan on A0 that has grown its workspace (LayoutLeft B and C of K columns) and a copy of
+/// it given A1's values (same pattern) by update_values, applied together on two partitions.
+/// `column_groups`: whether the plan must read B in place in column groups (else it packs B).
+void copies_of_an_spmm_plan_together(const HostCsr& A0, const HostCsr& A1, int64_t K, bool column_groups,
+                                     uint64_t salt) {
   const Crs a0 = to_crs<Crs>(A0), a1 = to_crs<Crs>(A1);
-  constexpr int64_t K = 8;  // LayoutLeft with K >= 4: packed into the workspace
   const SpmmPlan<Crs> original(a0);
+  ASSERT_EQ(original.analysis().column_groups, column_groups) << original.describe();
   original.apply("N", 1.0, Block("B", A0.num_cols, K), 0.0, Block("C", A0.num_rows, K));  // grows the workspace
   SpmmPlan<Crs> copy = original;
   copy.update_values(a1);
@@ -326,7 +327,7 @@ TEST(Concurrency, CopiesOfAnSpmmPlanWithColumnMajorBlocks) {
   std::vector<PartitionWork> work(num_partitions);
   for (int p = 0; p < num_partitions; ++p) {
     const HostCsr& A = *matrices[p];
-    const HostDense X = random_dense(A.num_cols, K, 62 + p);
+    const HostDense X = random_dense(A.num_cols, K, salt + p);
     HostDense abs_X = X;
     for (double& v : abs_X.data) v = std::fabs(v);
     HostDense Y(A.num_rows, K), scale(A.num_rows, K);
@@ -339,6 +340,26 @@ TEST(Concurrency, CopiesOfAnSpmmPlanWithColumnMajorBlocks) {
                [Yv] { return to_host_dense(Yv).data; }, Y.data, rounding_bounds(scale.data, longest_dot("N", A))};
   }
   run_together(work);
+}
+#endif
+
+// An SpmmPlan's host kernels copy a LayoutLeft B row-major into a workspace, and update_values
+// gathers A's values into the plan's reordered copy: copies share neither.
+TEST(Concurrency, CopiesOfAnSpmmPlanWithColumnMajorBlocks) {
+#ifdef SPROCKET_HAVE_PARTITIONS
+  const HostCsr A0 = random_csr(120000, 100000, 10, 60), A1 = revalued(A0, 61);
+  copies_of_an_spmm_plan_together(A0, A1, 8, false, 62);  // K >= 4: B packed into the workspace
+#else
+  GTEST_SKIP() << "needs Kokkos::OpenMP";
+#endif
+}
+
+// On a stencil the host kernels read column-major B in place and transpose the values of sliding
+// rows into a per-thread workspace: copies share it no more than the packed B.
+TEST(Concurrency, CopiesOfAnSpmmPlanWithColumnGroups) {
+#ifdef SPROCKET_HAVE_PARTITIONS
+  const HostCsr A0 = gen::poisson3d(50), A1 = revalued(A0, 63);
+  copies_of_an_spmm_plan_together(A0, A1, 6, true, 64);
 #else
   GTEST_SKIP() << "needs Kokkos::OpenMP";
 #endif

@@ -28,6 +28,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -62,6 +63,59 @@ HostCsr dense_column_panel(int64_t rows, int64_t cols, int64_t dense_rows, int c
   for (int64_t i = 0; i < dense_rows; ++i)
     t.push_back({i, col, static_cast<double>(static_cast<int>(rng() % 17) - 8) / 4.0});
   return HostCsr::from_triplets(rows, cols, std::move(t));
+}
+
+/// rows x (rows + 5), row i: columns i - 2, i, i + 1, i + 1 (a duplicate), i + 3, the one below 0
+/// left out, random values: runs of consecutive rows slide (the same length, row i + 1's p-th
+/// column row i's plus one). Every 17th row has one more entry and every 23rd its i + 3 at i + 4,
+/// so the runs break at varied places. Sorted: the analysis measures the slide on sorted rows.
+HostCsr sliding_rows_with_breaks(int64_t rows, uint64_t salt) {
+  std::mt19937_64 rng(test::seed_for(salt));
+  HostCsr A;
+  A.num_rows = rows;
+  A.num_cols = rows + 5;
+  for (int64_t i = 0; i < rows; ++i) {
+    std::vector<int64_t> cols = {i - 2, i, i + 1, i + 1, i % 23 == 7 ? i + 4 : i + 3};
+    if (i % 17 == 3) cols.push_back(i + 5);
+    for (int64_t c : cols)
+      if (c >= 0) {
+        A.entries.push_back(static_cast<int>(c));
+        A.values.push_back(static_cast<double>(static_cast<int>(rng() % 17) - 8) / 4.0);
+      }
+    A.row_map.push_back(static_cast<int64_t>(A.entries.size()));
+  }
+  return A;
+}
+
+/// rows x (rows + width), row i: columns i .. i + width - 1 (every row slides), random values.
+HostCsr sliding_band(int64_t rows, int64_t width, uint64_t salt) {
+  std::mt19937_64 rng(test::seed_for(salt));
+  HostCsr A;
+  A.num_rows = rows;
+  A.num_cols = rows + width;
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t c = i; c < i + width; ++c) {
+      A.entries.push_back(static_cast<int>(c));
+      A.values.push_back(static_cast<double>(static_cast<int>(rng() % 17) - 8) / 4.0);
+    }
+    A.row_map.push_back(static_cast<int64_t>(A.entries.size()));
+  }
+  return A;
+}
+
+/// Rows r of A from which `run` consecutive rows slide.
+int64_t sliding_run_starts(const HostCsr& A, int64_t run) {
+  int64_t starts = 0;
+  for (int64_t r = 0; r + run <= A.num_rows; ++r) {
+    bool slide = true;
+    for (int64_t i = 1; i < run && slide; ++i) {
+      slide = A.row_length(r + i) == A.row_length(r);
+      for (int64_t p = 0; p < A.row_length(r) && slide; ++p)
+        slide = A.entries[A.row_map[r + i] + p] == A.entries[A.row_map[r] + p] + i;
+    }
+    starts += slide;
+  }
+  return starts;
 }
 
 bool contains(const std::string& haystack, const std::string& needle) {
@@ -257,7 +311,7 @@ TYPED_TEST(Spmm, PowerLaw) {
 }
 
 // A stencil's rows slide one column per row: csr_rows on the host reads column-major B and C in
-// place, in column groups (every K of kColumns: groups of 8, then 4, 2 and 1); R-MAT's do not,
+// place, in column groups (every K of kColumns: groups of 4, then 2 and 1); R-MAT's do not,
 // and it keeps packing B. Both through every configuration and layout.
 TYPED_TEST(Spmm, ColumnGroupsOnAStencil) {
   using K = Kit<TypeParam>;
@@ -269,12 +323,45 @@ TYPED_TEST(Spmm, ColumnGroupsOnAStencil) {
     const typename K::Plan on_stencil(to_crs<TypeParam>(stencil), rows);
     EXPECT_TRUE(on_stencil.analysis().column_groups) << on_stencil.describe();
     EXPECT_GT(on_stencil.analysis().next_row_shift_fraction, 0.8) << on_stencil.describe();
-    EXPECT_TRUE(contains(on_stencil.describe(), "column groups of 8 in place")) << on_stencil.describe();
+    EXPECT_TRUE(contains(on_stencil.describe(), "column groups of 4 in place, sliding rows ")) << on_stencil.describe();
     const typename K::Plan on_power_law(to_crs<TypeParam>(power_law), rows);
     EXPECT_FALSE(on_power_law.analysis().column_groups) << on_power_law.describe();
   }
   K::run_configs(stencil, "Poisson 8^3", 3500);
   K::run_configs(power_law, "R-MAT scale 9", 3600);
+}
+
+// Column groups over runs of sliding rows (a SIMD register of rows at a time, 2 to 8 by scalar
+// and instruction set) broken at varied places, with a duplicate, through every
+// configuration and layout; rows of 40 entries, whose transposed values fill a thread's buffer
+// long before a block's 2048 rows (the block ends early); rows of 8200, too long to transpose
+// (they go one at a time), with csr_rows and LayoutLeft B and C.
+TYPED_TEST(Spmm, ColumnGroupsOnSlidingRuns) {
+  using K = Kit<TypeParam>;
+  const HostCsr broken = sliding_rows_with_breaks(400, 9100);
+  const int64_t runs_of_8 = sliding_run_starts(broken, 8);
+  ASSERT_GT(runs_of_8, 100);
+  ASSERT_LT(sliding_run_starts(broken, 2), 390);  // the breaks
+  SpmmOptions rows;
+  rows.kernel = SpmmKernel::csr_rows;
+  if (K::native && Impl::is_host_space_v<typename TypeParam::execution_space>) {
+    const typename K::Plan plan(to_crs<TypeParam>(broken), rows);
+    EXPECT_TRUE(plan.analysis().column_groups) << plan.describe();
+  }
+  K::run_configs(broken, "400 x 405 sliding runs with breaks", 9100);
+  uint64_t salt = 9200;
+  for (const auto& [width, num_rows, ks] : {std::tuple{int64_t{40}, int64_t{600}, std::vector<int64_t>{1, 3, 6, 33}},
+                                            std::tuple{int64_t{8200}, int64_t{12}, std::vector<int64_t>{1, 3, 6}}}) {
+    const HostCsr band = sliding_band(num_rows, width, salt);
+    ASSERT_EQ(sliding_run_starts(band, 8), num_rows - 7);
+    const typename K::Plan plan(to_crs<TypeParam>(rounded<typename K::Scalar>(band)), rows);
+    const std::string what = std::to_string(num_rows) + " rows of " + std::to_string(width) + " sliding entries\n";
+    for (int64_t k : ks)
+      for (const auto& [alpha, beta] : {std::pair{1.5, 0.0}, std::pair{-0.5, 0.75}})
+        EXPECT_TRUE((K::template check<typename K::MatL, typename K::MatL>(plan, rounded<typename K::Scalar>(band),
+                                                                           "N", k, alpha, beta, salt += 2)))
+            << what << "K = " << k << ", beta " << beta << "\n" << plan.describe();
+  }
 }
 
 TYPED_TEST(Spmm, NonSquare) {

@@ -31,9 +31,9 @@
 // B and C are read through raw pointers and strides. B with unit stride along K (LayoutRight) is
 // read in place with vector loads. Column-major B and C under csr_rows, on a matrix whose rows
 // slide one column per row (SpmmAnalysis::column_groups), run column groups in place
-// (spmm_column_major). Otherwise LayoutLeft B with 4 or more columns is first copied into a
-// row-major workspace of the analysis (gathering K scalars from K columns, K cache lines, per entry
-// costs far more than the copy). Column-major C (LayoutLeft) receives its results a cache line
+// (spmm_column_major), runs of sliding rows a SIMD register of rows at a time. Otherwise
+// LayoutLeft B with 4 or more columns is first copied into a row-major workspace of the analysis
+// (gathering K scalars from K columns, K cache lines, per entry costs far more than the copy). Column-major C (LayoutLeft) receives its results a cache line
 // of rows at a time: csr_rows goes through a row-major buffer of a few rows on the stack, aspt
 // accumulates each panel in a per-thread scratch of the analysis.
 #include <Kokkos_Core.hpp>
@@ -520,19 +520,44 @@ void spmm_typed(const ExecSpace& space, bool tiled, const Layout& L, const Parts
       });
 }
 
-/// Column-major B and C under csr_rows: rows go in blocks of spmm_column_block_rows, and for each
-/// block the columns of B and C go spmm_column_width at a time, each row's entries multiplied into
-/// that many scalar accumulators (independent add chains) and C's columns written as contiguous
-/// runs of the block's rows. No copy of B: packing B row-major moved B three more times (read,
-/// write, read again) and C then went out one cache line per column at a time, four times the
-/// row-major product's time on a 7-point Poisson matrix with K = 128 (perf_tests/results/
-/// host-compare-2026-12-07.md). The block's entries of A are read once per group of columns,
-/// from L1/L2; B's columns are read where the rows' columns lead, which for a matrix whose
-/// columns stay near its rows is a few contiguous windows per column.
-inline constexpr int64_t spmm_column_block_rows = 256;
-inline constexpr int spmm_column_width = 8;
+/// Column-major B and C under csr_rows. Rows go in blocks (at most spmm_column_block_rows), and
+/// for each block the columns of B and C go spmm_column_width at a time. Within a block, runs of
+/// L consecutive rows that slide (rows_slide: the same length, row r + i's p-th column is row r's
+/// plus i), L the SIMD lanes of the scalar, are multiplied L rows at once: their p-th entries read
+/// L consecutive scalars of each column of B (one vector load), their values, transposed once per
+/// block into the thread's buffer, are one vector, and each column of C receives one vector store.
+/// Other rows go one at a time with a scalar accumulator per column. Rows of a stencil or of a
+/// banded matrix mostly slide, so their product runs L times fewer loads and multiplies than row
+/// by row (7-point Poisson, n = 48, K = 128, 2-core AMD EPYC: MKL's time over ours went from 0.95
+/// to 1.46, perf_tests/results/host-compare-2026-12-07-{dynamic-parts,spmm-sliding-rows}.md). No
+/// copy of B: packing B row-major moved B three more times (read, write, read again) and C then
+/// went out one cache line per column at a time, four times the row-major product's time there
+/// (perf_tests/results/host-compare-2026-12-07.md). The block's entries of A are read once per
+/// group of columns, from L2; B's columns are read where the rows' columns lead, which for a
+/// matrix whose columns stay near its rows is a few contiguous windows per column.
+inline constexpr int64_t spmm_column_block_rows = 2048;
+inline constexpr int spmm_column_width = 4;
+/// Scalars of A's values one block's sliding rows keep transposed, per thread (a block ends
+/// early when its sliding rows would need more; 128 KiB of doubles, within L2).
+inline constexpr int64_t spmm_column_block_values = 16384;
 
-/// C(r, k0 .. k0 + KW) for rows [r0, r1) of one row block, B and C column-major.
+/// Whether rows [r, r + L) slide: equal lengths, and row r + i's p-th column is row r's p-th plus i
+/// (so the p-th entries of the L rows read L consecutive rows of B).
+template <int L, class Ordinal, class Offset>
+SPROCKET_SPMM_INLINE bool rows_slide(const Offset* __restrict row_map, const Ordinal* __restrict entries, int64_t r) {
+  const int64_t begin = row_map[r], len = int64_t(row_map[r + 1]) - begin;
+  for (int i = 1; i < L; ++i)
+    if (int64_t(row_map[r + i + 1]) - int64_t(row_map[r + i]) != len) return false;
+  for (int i = 1; i < L; ++i) {
+    const Ordinal* __restrict next = entries + row_map[r + i];
+    bool same = true;
+    for (int64_t p = 0; p < len; ++p) same &= int64_t(next[p]) == int64_t(entries[begin + p]) + i;
+    if (!same) return false;
+  }
+  return true;
+}
+
+/// C(r, k0 .. k0 + KW) for rows [r0, r1), one row at a time, B and C column-major.
 template <int KW, class Scalar, class Ordinal, class Offset>
 SPROCKET_SPMM_INLINE void column_group_rows(const Offset* __restrict row_map, const Ordinal* __restrict entries,
                                             const Scalar* __restrict values, const Scalar* __restrict B, int64_t ldb,
@@ -555,25 +580,111 @@ SPROCKET_SPMM_INLINE void column_group_rows(const Offset* __restrict row_map, co
   }
 }
 
+/// C(r .. r + L, k0 .. k0 + KW) for the L sliding rows from r (V: L lanes of Scalar): cols are
+/// row r's columns, lane_values their len entries' values transposed (entry p of row r + i at
+/// lane_values[p * L + i]).
+template <int KW, class V, class Scalar, class Ordinal>
+SPROCKET_SPMM_INLINE void sliding_rows_columns(const Ordinal* __restrict cols, const Scalar* __restrict lane_values,
+                                               int64_t len, const Scalar* __restrict B, int64_t ldb,
+                                               Scalar* __restrict C, int64_t ldc, Scalar alpha, Scalar beta,
+                                               int64_t r, int64_t k0) {
+  constexpr int L = sizeof(V) / sizeof(Scalar);
+  const Scalar* __restrict b = B + k0 * ldb;
+  V acc[KW];
+  for (int t = 0; t < KW; ++t) acc[t] = V{} + Scalar(0);
+  for (int64_t p = 0; p < len; ++p) {
+    V v, x;
+    std::memcpy(&v, lane_values + p * L, sizeof(V));
+    const Scalar* __restrict bp = b + cols[p];
+    for (int t = 0; t < KW; ++t) {
+      std::memcpy(&x, bp + t * ldb, sizeof(V));
+      acc[t] += v * x;
+    }
+  }
+  Scalar* __restrict c = C + k0 * ldc + r;
+  for (int t = 0; t < KW; ++t) {
+    V out = alpha * acc[t];
+    if (beta != Scalar(0)) {  // beta == 0 never reads C (it may hold NaN)
+      V old;
+      std::memcpy(&old, c + t * ldc, sizeof(V));
+      out += beta * old;
+    }
+    std::memcpy(c + t * ldc, &out, sizeof(V));
+  }
+}
+
+/// Columns [k0, k0 + KW) of one block: its rows one at a time, except the sliding runs starting
+/// at runs[0 .. num_runs) (L rows each, transposed values one after another in lane_values).
+template <int KW, class V, class Scalar, class Ordinal, class Offset>
+SPROCKET_SPMM_INLINE void column_group_block(const Offset* row_map, const Ordinal* entries, const Scalar* values,
+                                             const Scalar* B, int64_t ldb, Scalar* C, int64_t ldc, Scalar alpha,
+                                             Scalar beta, int64_t r0, int64_t r1, const int64_t* runs,
+                                             int64_t num_runs, const Scalar* lane_values, int64_t k0) {
+  constexpr int L = sizeof(V) / sizeof(Scalar);
+  int64_t r = r0;
+  for (int64_t g = 0; g < num_runs; ++g) {
+    const int64_t s = runs[g], begin = row_map[s], len = int64_t(row_map[s + 1]) - begin;
+    if (r < s) column_group_rows<KW>(row_map, entries, values, B, ldb, C, ldc, alpha, beta, r, s, k0);
+    sliding_rows_columns<KW, V>(entries + begin, lane_values, len, B, ldb, C, ldc, alpha, beta, s, k0);
+    lane_values += len * L;
+    r = s + L;
+  }
+  if (r < r1) column_group_rows<KW>(row_map, entries, values, B, ldb, C, ldc, alpha, beta, r, r1, k0);
+}
+
 /// Rows [r0, r1) times all K columns, B and C column-major (see spmm_column_block_rows).
-template <class Scalar, class Ordinal, class Offset>
+/// lane_values: this thread's spmm_column_block_values scalars.
+template <int VB, class Scalar, class Ordinal, class Offset>
 SPROCKET_SPMM_INLINE void column_major_rows(const Offset* row_map, const Ordinal* entries, const Scalar* values,
                                             const Scalar* B, int64_t ldb, Scalar* C, int64_t ldc, int64_t K,
-                                            Scalar alpha, Scalar beta, int64_t r0, int64_t r1) {
-  for (int64_t rb = r0; rb < r1; rb += spmm_column_block_rows) {
-    const int64_t re = std::min(r1, rb + spmm_column_block_rows);
+                                            Scalar alpha, Scalar beta, int64_t r0, int64_t r1,
+                                            Scalar* lane_values) {
+  using V = typename HostSimd<VB, Scalar>::type;
+  constexpr int L = HostSimd<VB, Scalar>::lanes;
+  // Without vector types (L == 1) every row goes alone: no runs.
+  constexpr int64_t max_runs = L > 1 ? spmm_column_block_rows / L : 1;
+  int64_t runs[max_runs];
+  for (int64_t rb = r0; rb < r1;) {
+    // The block: rows [rb, re), its sliding runs found and their values transposed.
+    const int64_t limit = std::min(r1, rb + spmm_column_block_rows);
+    int64_t num_runs = 0, used = 0, re = rb;
+    if constexpr (L > 1) {
+      while (re < limit) {
+        if (re + L > limit || !rows_slide<L>(row_map, entries, re)) {
+          ++re;
+          continue;
+        }
+        const int64_t begin = row_map[re], len = int64_t(row_map[re + 1]) - begin;
+        if (len * L > spmm_column_block_values) {  // too long to transpose: the rows go alone
+          re += L;
+          continue;
+        }
+        if (used + len * L > spmm_column_block_values) break;  // the buffer is full: the block ends
+        Scalar* t = lane_values + used;
+        for (int i = 0; i < L; ++i) {
+          const Scalar* row_values = values + row_map[re + i];
+          for (int64_t p = 0; p < len; ++p) t[p * L + i] = row_values[p];
+        }
+        runs[num_runs++] = re;
+        used += len * L;
+        re += L;
+      }
+    } else {
+      re = limit;
+    }
     int64_t k = 0;
     for (; k + spmm_column_width <= K; k += spmm_column_width)
-      column_group_rows<spmm_column_width>(row_map, entries, values, B, ldb, C, ldc, alpha, beta, rb, re, k);
-    if (K - k >= 4) {
-      column_group_rows<4>(row_map, entries, values, B, ldb, C, ldc, alpha, beta, rb, re, k);
-      k += 4;
-    }
+      column_group_block<spmm_column_width, V>(row_map, entries, values, B, ldb, C, ldc, alpha, beta, rb, re, runs,
+                                               num_runs, lane_values, k);
     if (K - k >= 2) {
-      column_group_rows<2>(row_map, entries, values, B, ldb, C, ldc, alpha, beta, rb, re, k);
+      column_group_block<2, V>(row_map, entries, values, B, ldb, C, ldc, alpha, beta, rb, re, runs, num_runs,
+                               lane_values, k);
       k += 2;
     }
-    if (K - k >= 1) column_group_rows<1>(row_map, entries, values, B, ldb, C, ldc, alpha, beta, rb, re, k);
+    if (K - k >= 1)
+      column_group_block<1, V>(row_map, entries, values, B, ldb, C, ldc, alpha, beta, rb, re, runs, num_runs,
+                               lane_values, k);
+    rb = re;
   }
 }
 
@@ -581,8 +692,9 @@ template <class Scalar, class Ordinal, class Offset>
 SPROCKET_SPMM_NOINLINE void column_major_rows_native(const Offset* row_map, const Ordinal* entries,
                                                      const Scalar* values, const Scalar* B, int64_t ldb, Scalar* C,
                                                      int64_t ldc, int64_t K, Scalar alpha, Scalar beta, int64_t r0,
-                                                     int64_t r1) {
-  column_major_rows(row_map, entries, values, B, ldb, C, ldc, K, alpha, beta, r0, r1);
+                                                     int64_t r1, Scalar* lane_values) {
+  column_major_rows<spmm_vector_bytes>(row_map, entries, values, B, ldb, C, ldc, K, alpha, beta, r0, r1,
+                                       lane_values);
 }
 #if defined(SPROCKET_HOST_AVX2_CLONE)
 template <class Scalar, class Ordinal, class Offset>
@@ -591,29 +703,41 @@ __attribute__((target("avx2,fma"), noinline)) void column_major_rows_avx2(const 
                                                                           const Scalar* values, const Scalar* B,
                                                                           int64_t ldb, Scalar* C, int64_t ldc,
                                                                           int64_t K, Scalar alpha, Scalar beta,
-                                                                          int64_t r0, int64_t r1) {
-  column_major_rows(row_map, entries, values, B, ldb, C, ldc, K, alpha, beta, r0, r1);
+                                                                          int64_t r0, int64_t r1,
+                                                                          Scalar* lane_values) {
+  column_major_rows<32>(row_map, entries, values, B, ldb, C, ldc, K, alpha, beta, r0, r1, lane_values);
 }
 #endif
 
-/// csr_rows with column-major B and C (stride 1 along the rows, any column stride).
-template <class ExecSpace, class Layout, class Parts, class Scalar>
-void spmm_column_major(const ExecSpace& space, const Layout& L, const Parts& parts, Scalar alpha, const Scalar* B,
-                       int64_t ldb, Scalar beta, Scalar* C, int64_t ldc, int64_t K) {
+/// csr_rows with column-major B and C (stride 1 along the rows, any column stride). Each thread
+/// transposes its blocks' sliding rows into its own part of the workspace's scratch.
+template <class ExecSpace, class Layout, class Parts, class Workspace, class Scalar>
+void spmm_column_major(const ExecSpace& space, const Layout& L, const Parts& parts, Workspace& workspace,
+                       Scalar alpha, const Scalar* B, int64_t ldb, Scalar beta, Scalar* C, int64_t ldc, int64_t K) {
   const auto* row_map = L.row_map.data();
   const auto* entries = L.entries.data();
   const Scalar* values = L.values.data();
   const int64_t* bounds = parts.data();
   const int64_t num_parts = static_cast<int64_t>(parts.extent(0)) - 1;
   const bool avx2 = host_has_avx2_fma();
+  Kokkos::Experimental::UniqueToken<ExecSpace> thread_slot(space);
+  Scalar* scratch = workspace.at_least(workspace.scratch, int64_t(thread_slot.size()) * spmm_column_block_values,
+                                       "Sprocket::spmm::column_lane_values");
   Kokkos::parallel_for(
       "Sprocket::spmm::host_column_major", host_dynamic_policy(space, num_parts), [=](const int64_t part) {
         const int64_t r0 = bounds[part], r1 = bounds[part + 1];
+        const int slot = thread_slot.acquire();
+        Scalar* lane_values = scratch + slot * spmm_column_block_values;
 #if defined(SPROCKET_HOST_AVX2_CLONE)
-        if (avx2) return column_major_rows_avx2(row_map, entries, values, B, ldb, C, ldc, K, alpha, beta, r0, r1);
+        if (avx2) {
+          column_major_rows_avx2(row_map, entries, values, B, ldb, C, ldc, K, alpha, beta, r0, r1, lane_values);
+          thread_slot.release(slot);
+          return;
+        }
 #endif
         (void)avx2;
-        column_major_rows_native(row_map, entries, values, B, ldb, C, ldc, K, alpha, beta, r0, r1);
+        column_major_rows_native(row_map, entries, values, B, ldb, C, ldc, K, alpha, beta, r0, r1, lane_values);
+        thread_slot.release(slot);
       });
 }
 
@@ -656,8 +780,8 @@ void spmm_views(const ExecSpace& space, bool tiled, const Layout& L, const Parts
   const DenseRef<Scalar, DenseKind::strided> c = {C.data(), static_cast<int64_t>(C.stride(0)),
                                                   static_cast<int64_t>(C.stride(1))};
   if (!tiled && L.column_groups && K > 1 && B.stride(0) == 1 && C.stride(0) == 1) {
-    spmm_column_major(space, L, parts, alpha, B.data(), static_cast<int64_t>(B.stride(1)), beta, C.data(),
-                      static_cast<int64_t>(C.stride(1)), K);
+    spmm_column_major(space, L, parts, workspace, alpha, B.data(), static_cast<int64_t>(B.stride(1)), beta,
+                      C.data(), static_cast<int64_t>(C.stride(1)), K);
   } else if (K == 1 || B.stride(1) == 1) {
     const RowMajor b = {B.data(), static_cast<int64_t>(B.stride(0)), 1};
     spmm_typed(space, tiled, L, parts, widest_tile, workspace, alpha, b, beta, c, c_rows, K);
