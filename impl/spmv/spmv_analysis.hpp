@@ -156,24 +156,56 @@ transpose_with_source(const CrsType& A) {
   return {At, source};
 }
 
+/// Runs of consecutive rows for the host threads: host_chunk_count(nnz + n) of them, each about
+/// equal in entries plus rows; run c is rows [runs[c], runs[c + 1]).
+inline std::vector<int64_t> host_row_runs(const std::vector<int64_t>& row_map) {
+  const int64_t n = static_cast<int64_t>(row_map.size()) - 1;
+  const int64_t nnz = n > 0 ? row_map[n] : 0;
+  const int64_t num_runs = host_chunk_count(nnz + std::max<int64_t>(n, 0));
+  std::vector<int64_t> runs(num_runs + 1, std::max<int64_t>(n, 0));
+  runs[0] = 0;
+  for (int64_t c = 1; c < num_runs; ++c) {
+    const int64_t target = (nnz + n) * c / num_runs;
+    // First row r with row_map[r] + r >= target (row_map[r] + r is increasing in r).
+    int64_t lo = runs[c - 1], hi = n;
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (row_map[mid] + mid < target) lo = mid + 1; else hi = mid;
+    }
+    runs[c] = lo;
+  }
+  return runs;
+}
+
 /// col - row for every entry of A (`entries`: A's column indices in host memory) as int16 in
 /// Device's memory, or an empty View when some |col - row| > 32767. Also returns the bandwidth
-/// max |col - row|.
+/// max |col - row|. Runs of rows (host_row_runs) on the host threads, each writing its offsets
+/// without a branch (truncated past 32767: the copy is then dropped) while it measures its
+/// bandwidth, so the loop vectorizes.
 template <class Device, class HostEntries>
 std::pair<Kokkos::View<int16_t*, Device>, int64_t> compress_columns(const HostEntries& entries,
                                                                    const std::vector<int64_t>& row_map) {
-  // One pass writing the offsets while it measures the bandwidth; past 32767 it only measures.
   Kokkos::View<int16_t*, Device> out(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmv::col_offsets"),
                                      entries.extent(0));
   const auto h = Kokkos::create_mirror_view(out);
   advise_huge_pages(h);
-  int64_t bandwidth = 0;
-  for (int64_t r = 0; r + 1 < static_cast<int64_t>(row_map.size()); ++r)
-    for (int64_t k = row_map[r]; k < row_map[r + 1]; ++k) {
-      const int64_t d = static_cast<int64_t>(entries(k)) - r;
-      bandwidth = std::max<int64_t>(bandwidth, d < 0 ? -d : d);
-      if (bandwidth <= 32767) h(k) = static_cast<int16_t>(d);
-    }
+  const std::vector<int64_t> runs = host_row_runs(row_map);
+  const int64_t num_runs = static_cast<int64_t>(runs.size()) - 1;
+  std::vector<int64_t> run_bandwidth(std::max<int64_t>(num_runs, 0), 0);
+  const auto* __restrict columns = entries.data();
+  int16_t* __restrict offsets = h.data();
+  host_for_each("Sprocket::spmv::compress_columns", num_runs, [&](int64_t c) {
+    int64_t widest = 0;
+    for (int64_t r = runs[c]; r < runs[c + 1]; ++r)
+      for (int64_t k = row_map[r], e = row_map[r + 1]; k < e; ++k) {
+        const int64_t d = static_cast<int64_t>(columns[k]) - r;
+        widest = std::max<int64_t>(widest, d < 0 ? -d : d);
+        offsets[k] = static_cast<int16_t>(d);
+      }
+    run_bandwidth[c] = widest;
+  });
+  const int64_t bandwidth =
+      run_bandwidth.empty() ? 0 : *std::max_element(run_bandwidth.begin(), run_bandwidth.end());
   if (bandwidth > 32767) return {{}, bandwidth};
   Kokkos::deep_copy(out, h);
   return {out, bandwidth};
@@ -306,7 +338,6 @@ template <class Device, class HostEntries>
 RowPatterns<Device> find_row_patterns(const HostEntries& entries, const std::vector<int64_t>& row_map) {
   using Result = RowPatterns<Device>;
   const int64_t n = static_cast<int64_t>(row_map.size()) - 1;
-  const int64_t nnz = n > 0 ? row_map[n] : 0;
   // Each row's pattern goes straight into the View the plan keeps (its host mirror), not through
   // a vector and a copy: one fresh array, not two.
   Kokkos::View<uint16_t*, Device> row_pattern_view(Kokkos::ViewAllocateWithoutInitializing("Sprocket::spmv::row_pattern"),
@@ -315,19 +346,8 @@ RowPatterns<Device> find_row_patterns(const HostEntries& entries, const std::vec
   advise_huge_pages(row_pattern);
 
   // Runs cut by entries (plus a little per row), as many as host_chunked's, taken dynamically.
-  const int64_t num_runs = host_chunk_count(nnz + n);
-  std::vector<int64_t> run_begin(num_runs + 1, n);
-  run_begin[0] = 0;
-  for (int64_t c = 1; c < num_runs; ++c) {
-    const int64_t target = (nnz + n) * c / num_runs;
-    // First row r with row_map[r] + r >= target (row_map[r] + r is increasing in r).
-    int64_t lo = run_begin[c - 1], hi = n;
-    while (lo < hi) {
-      const int64_t mid = lo + (hi - lo) / 2;
-      if (row_map[mid] + mid < target) lo = mid + 1; else hi = mid;
-    }
-    run_begin[c] = lo;
-  }
+  const std::vector<int64_t> run_begin = host_row_runs(row_map);
+  const int64_t num_runs = static_cast<int64_t>(run_begin.size()) - 1;
   std::vector<RowPatternRun> runs(num_runs);
   std::atomic<bool> any_overflow{false};
   host_for_each("Sprocket::spmv::row_patterns", num_runs, [&](int64_t c) {

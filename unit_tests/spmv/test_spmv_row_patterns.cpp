@@ -2,11 +2,14 @@
 // against a serial reference: runs of rows are counted on the host threads and their
 // dictionaries merged, and the result must be what one pass in row order gives (ids in the
 // order of each pattern's first row), or unusable exactly when the whole matrix passes a limit.
-// Matrices long enough to be cut into many runs, patterns first seen in late runs.
+// Matrices long enough to be cut into many runs, patterns first seen in late runs. Also the 16-bit
+// column offsets (compress_columns), computed in the same runs of rows.
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <random>
 #include <vector>
@@ -215,4 +218,46 @@ TEST(SpmvRowPatterns, SmallAndEmptyMatrices) {
   expect_same_as_reference(no_entries, "rows without entries");
   const PatternMatrix one = pattern_matrix(1, std::vector<std::vector<int>>{std::vector<int>{0}}, [](int64_t) { return 0; });
   expect_same_as_reference(one, "one row");
+}
+
+// The 16-bit column offsets (compress_columns), computed in runs of rows on the host threads:
+// every entry's col - row, and the bandwidth, as one serial pass gives them, with the widest
+// offset in the first, a middle or the last run; past 32767 the copy is dropped.
+TEST(SpmvColumnOffsets, ManyRunsAsOnePass) {
+  std::mt19937_64 rng(test::seed_for(601));
+  const int64_t rows = 100000;  // 5 entries a row: several runs
+  for (const int64_t wide_row : {int64_t{3}, rows / 2, rows - 1}) {
+    for (const int64_t reach : {int64_t{30000}, int64_t{32767}, int64_t{32768}, int64_t{90000}}) {
+      PatternMatrix m;
+      std::vector<int> cols;
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t d = -2; d <= 2; ++d) {
+          int64_t c = r + d + static_cast<int64_t>(rng() % 3) - 1;  // stored unsorted, near the diagonal
+          if (r == wide_row && d == 0) c = r + reach < rows ? r + reach : r - reach;
+          cols.push_back(static_cast<int>(std::min<int64_t>(rows - 1, std::max<int64_t>(0, c))));
+        }
+        m.row_map.push_back(static_cast<int64_t>(cols.size()));
+      }
+      m.entries = Kokkos::View<int*, Kokkos::HostSpace>("entries", cols.size());
+      int64_t bandwidth = 0;
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t k = m.row_map[r]; k < m.row_map[r + 1]; ++k) {
+          m.entries(k) = cols[k];
+          bandwidth = std::max<int64_t>(bandwidth, std::abs(cols[k] - r));
+        }
+      SCOPED_TRACE("widest offset in row " + std::to_string(wide_row) + ", bandwidth " + std::to_string(bandwidth));
+      ASSERT_GT(Impl::host_row_runs(m.row_map).size(), size_t{3});  // several runs
+      const auto [offsets, got_bandwidth] = Impl::compress_columns<HostDevice>(m.entries, m.row_map);
+      EXPECT_EQ(got_bandwidth, bandwidth);
+      if (bandwidth > 32767) {
+        EXPECT_EQ(offsets.extent(0), size_t{0});
+        continue;
+      }
+      ASSERT_EQ(offsets.extent(0), cols.size());
+      int64_t wrong = 0;
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t k = m.row_map[r]; k < m.row_map[r + 1]; ++k) wrong += offsets(k) != cols[k] - r;
+      EXPECT_EQ(wrong, 0);
+    }
+  }
 }
