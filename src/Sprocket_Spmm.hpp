@@ -34,15 +34,15 @@
 /// results accumulated in registers chunk by chunk; every backend has it) or aspt (panel by panel,
 /// heavy tile by heavy tile, then the light entries; native only: forcing it on the portable
 /// backend throws InvalidArgument), or automatic (aspt when enough nonzeros land in heavy tiles).
-/// The host kernels run on an nnz-balanced static partition, prefetch the rows of B ahead of use,
-/// use AVX2 + FMA when the CPU has them (even in a build for the x86-64 baseline), and write a
-/// large C (beta == 0) with non-temporal stores. LayoutLeft B with 4 or more columns is first
-/// copied into a row-major workspace kept by the plan (allocated on the first such apply):
-/// reading a row of B is then K contiguous loads instead of K scattered ones; except under
-/// csr_rows with LayoutLeft C too on a matrix whose rows slide one column per row (stencils,
-/// banded), which reads B in place, runs of sliding rows a SIMD register of rows at a time, their
-/// values transposed into a workspace of the plan. describe() says
-/// which backend and kernel the plan chose and why.
+/// The host kernels run nnz-balanced parts, several per thread, taken dynamically, prefetch the
+/// rows of B ahead of use (csr_rows: across rows too), use AVX2 + FMA when the CPU has them (even
+/// in a build for the x86-64 baseline), and write a large C (beta == 0) with non-temporal stores.
+/// LayoutLeft B with 4 or more columns is first copied into a row-major workspace kept by the
+/// plan (allocated on the first such apply): reading a row of B is then K contiguous loads
+/// instead of K scattered ones; except under csr_rows with LayoutLeft C too on a matrix whose
+/// rows slide one column per row (stencils, banded), which reads B in place, runs of sliding rows
+/// a SIMD register of rows at a time, their values transposed into a workspace of the plan.
+/// describe() says which backend and kernel the plan chose and why.
 ///
 /// Semantics as KokkosSparse::spmv: beta == 0 overwrites C without reading it (NaN in C does
 /// not propagate); alpha == 0 only scales C. B and C must not overlap. Rank-1 x and y work too
