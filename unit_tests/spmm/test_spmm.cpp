@@ -335,7 +335,8 @@ TYPED_TEST(Spmm, ColumnGroupsOnAStencil) {
 // and instruction set) broken at varied places, with a duplicate, through every
 // configuration and layout; rows of 40 entries, whose transposed values fill a thread's buffer
 // long before a block's 2048 rows (the block ends early); rows of 8200, too long to transpose
-// (they go one at a time), with csr_rows and LayoutLeft B and C.
+// (they go one at a time), with csr_rows and LayoutLeft B and C; on the host, B and C as blocks of
+// rows of taller Views.
 TYPED_TEST(Spmm, ColumnGroupsOnSlidingRuns) {
   using K = Kit<TypeParam>;
   const HostCsr broken = sliding_rows_with_breaks(400, 9100);
@@ -349,6 +350,29 @@ TYPED_TEST(Spmm, ColumnGroupsOnSlidingRuns) {
     EXPECT_TRUE(plan.analysis().column_groups) << plan.describe();
   }
   K::run_configs(broken, "400 x 405 sliding runs with breaks", 9100);
+  // B and C as blocks of rows of taller column-major Views (LayoutStride subviews, columns
+  // further apart than their length): the kernels step by the Views' own column stride, and C's
+  // rows outside the block keep their values.
+  if constexpr (Impl::is_host_space_v<typename TypeParam::execution_space>) {
+    using Scalar = typename K::Scalar;
+    const HostCsr A = rounded<Scalar>(broken);
+    const typename K::Plan plan(to_crs<TypeParam>(A), rows);
+    const int64_t k = 6, extra = 3;
+    const HostDense B = rounded<Scalar>(test::random_dense(A.num_cols, k, 9150));
+    const HostDense C0 = rounded<Scalar>(test::random_dense(A.num_rows, k, 9151));
+    const typename K::MatL b_tall("B", A.num_cols + extra, k), c_tall("C", A.num_rows + extra, k);
+    for (int64_t j = 0; j < k; ++j) {
+      for (int64_t i = 0; i < A.num_cols + extra; ++i) b_tall(i, j) = i < A.num_cols ? Scalar(B(i, j)) : Scalar(kNaN);
+      for (int64_t i = 0; i < A.num_rows + extra; ++i) c_tall(i, j) = i < A.num_rows ? Scalar(C0(i, j)) : Scalar(7);
+    }
+    const auto b = Kokkos::subview(b_tall, std::pair<int64_t, int64_t>(0, A.num_cols), Kokkos::ALL());
+    const auto c = Kokkos::subview(c_tall, std::pair<int64_t, int64_t>(0, A.num_rows), Kokkos::ALL());
+    ASSERT_EQ(static_cast<int64_t>(b.stride(1)), A.num_cols + extra);
+    plan.apply("N", Scalar(-0.5), b, Scalar(0.75), c);
+    EXPECT_TRUE(test::spmm_matches<Scalar>("N", -0.5, A, B, 0.75, C0, test::to_host_dense(c))) << plan.describe();
+    for (int64_t j = 0; j < k; ++j)
+      for (int64_t i = A.num_rows; i < A.num_rows + extra; ++i) EXPECT_EQ(c_tall(i, j), Scalar(7)) << i << ", " << j;
+  }
   uint64_t salt = 9200;
   for (const auto& [width, num_rows, ks] : {std::tuple{int64_t{40}, int64_t{600}, std::vector<int64_t>{1, 3, 6, 33}},
                                             std::tuple{int64_t{8200}, int64_t{12}, std::vector<int64_t>{1, 3, 6}}}) {
