@@ -74,7 +74,11 @@ std::string SpmmPlan<CrsType>::describe() const {
        << " scalars; ";
     if (analysis_.column_groups)
       os << "LayoutLeft B and C: column groups of " << Impl::host::spmm_column_width
-         << " in place, sliding rows " << vector_bytes / static_cast<int>(sizeof(scalar_type)) << " at a time ("
+         << " in place, sliding rows "
+         << (Impl::host::HostSimd<16, scalar_type>::lanes > 1
+                 ? vector_bytes / static_cast<int>(sizeof(scalar_type))
+                 : 1)
+         << " at a time ("
          << std::setprecision(2) << analysis_.next_row_shift_fraction
          << " of the entries have a partner one column on in the next row); else ";
     os << "LayoutLeft B copied row-major from K = " << Impl::host::spmm_host_pack_columns;

@@ -191,7 +191,7 @@ std::pair<Kokkos::View<int16_t*, Device>, int64_t> compress_columns(const HostEn
   advise_huge_pages(h);
   const std::vector<int64_t> runs = host_row_runs(row_map);
   const int64_t num_runs = static_cast<int64_t>(runs.size()) - 1;
-  std::vector<int64_t> run_bandwidth(std::max<int64_t>(num_runs, 0), 0);
+  std::vector<int64_t> run_bandwidth(num_runs, 0);  // host_row_runs gives at least one run
   const auto* __restrict columns = entries.data();
   int16_t* __restrict offsets = h.data();
   host_for_each("Sprocket::spmv::compress_columns", num_runs, [&](int64_t c) {
@@ -204,8 +204,7 @@ std::pair<Kokkos::View<int16_t*, Device>, int64_t> compress_columns(const HostEn
       }
     run_bandwidth[c] = widest;
   });
-  const int64_t bandwidth =
-      run_bandwidth.empty() ? 0 : *std::max_element(run_bandwidth.begin(), run_bandwidth.end());
+  const int64_t bandwidth = *std::max_element(run_bandwidth.begin(), run_bandwidth.end());
   if (bandwidth > 32767) return {{}, bandwidth};
   Kokkos::deep_copy(out, h);
   return {out, bandwidth};

@@ -34,9 +34,10 @@
 // slide one column per row (SpmmAnalysis::column_groups), run column groups in place
 // (spmm_column_major), runs of sliding rows a SIMD register of rows at a time. Otherwise
 // LayoutLeft B with 4 or more columns is first copied into a row-major workspace of the analysis
-// (gathering K scalars from K columns, K cache lines, per entry costs far more than the copy). Column-major C (LayoutLeft) receives its results a cache line
-// of rows at a time: csr_rows goes through a row-major buffer of a few rows on the stack, aspt
-// accumulates each panel in a per-thread scratch of the analysis.
+// (gathering K scalars from K columns, K cache lines, per entry costs far more than the copy).
+// Column-major C (LayoutLeft) receives its results a cache line of rows at a time: csr_rows goes
+// through a row-major buffer of a few rows on the stack, aspt accumulates each panel in a
+// per-thread scratch of the analysis.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cstdint>
@@ -212,6 +213,8 @@ SPROCKET_SPMM_INLINE void row_chunk(const Args& a, int64_t row, int64_t begin, i
   const auto* __restrict entries = a.entries;
   const Scalar* __restrict values = a.values;
   const int64_t b_step = a.B.col_step(), c_step = a.C.col_step();
+  // Entries before it have their row of B prefetched: this row's, or later rows' too (csr_rows).
+  const int64_t prefetch_limit = std::max(end, a.prefetch_end);
   Acc sets[S][N];
 #if defined(__GNUC__) && !defined(__CUDACC__) && !defined(__clang__)
 #pragma GCC unroll 64
@@ -220,7 +223,7 @@ SPROCKET_SPMM_INLINE void row_chunk(const Args& a, int64_t row, int64_t begin, i
   const auto add_entry = [&](Acc(&acc)[N], int64_t k) SPROCKET_SPMM_LAMBDA_INLINE {
 #if defined(__GNUC__) || defined(__clang__)
     if constexpr (prefetch) {
-      if (k + spmm_prefetch_distance < end || k + spmm_prefetch_distance < a.prefetch_end) {
+      if (k + spmm_prefetch_distance < prefetch_limit) {
         const Scalar* ahead = a.B.at(entries[k + spmm_prefetch_distance], k0);
         for (int l = 0; l < lines; ++l) __builtin_prefetch(ahead + l * (64 / sizeof(Scalar)));
       }
